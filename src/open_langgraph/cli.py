@@ -1,0 +1,99 @@
+"""The `olg` command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from open_langgraph import __version__
+from open_langgraph.config import ConfigError, find_config_file, load_config
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8123
+DEFAULT_DB = Path(".olg") / "olg.db"
+EXIT_CONFIG_ERROR = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="olg", description="Open LangGraph agent server")
+    parser.add_argument("--version", action="version", version=f"olg {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve the configured graphs over HTTP")
+    serve.add_argument("--host", default=os.environ.get("OLG_HOST", DEFAULT_HOST))
+    serve.add_argument("--port", type=int, default=int(os.environ.get("OLG_PORT", DEFAULT_PORT)))
+    serve.add_argument(
+        "--config",
+        default=None,
+        help="config file (default: $OLG_CONFIG, else ./open_langgraph.json or ./langgraph.json)",
+    )
+    serve.add_argument(
+        "--db",
+        default=os.environ.get("OLG_DB", str(DEFAULT_DB)),
+        help="SQLite database file (default: ./.olg/olg.db)",
+    )
+    serve.add_argument(
+        "--max-concurrency",
+        type=int,
+        default=int(os.environ.get("OLG_MAX_CONCURRENCY", "32")),
+        help="runs executed at once in this process",
+    )
+    serve.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from open_langgraph.runtime.graphs import GraphRegistry
+    from open_langgraph.server.app import ServerSettings, create_app
+
+    try:
+        config = load_config(find_config_file(args.config))
+        for key, value in config.env.items():
+            os.environ.setdefault(key, value)
+        graphs = GraphRegistry(config)
+    except ConfigError as exc:
+        print(f"olg: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    if args.max_concurrency < 1:
+        print("olg: --max-concurrency must be at least 1", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    settings = ServerSettings(
+        config=config, db_path=Path(args.db), max_concurrency=args.max_concurrency
+    )
+    app = create_app(settings, graphs)
+    print(
+        f"olg: serving {', '.join(graphs.graph_ids)} on http://{args.host}:{args.port} "
+        f"(database {args.db})",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning" if args.log_level.lower() == "info" else args.log_level.lower(),
+        access_log=False,
+        loop="auto",
+        http="auto",
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
+    return 1  # pragma: no cover - argparse requires a command
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""Loading and validating the project config file (`open_langgraph.json` or `langgraph.json`).
+
+The config is validated entirely before anything starts, so a typo stops start-up with one
+message naming the file, the key and the problem instead of surfacing on the first request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dotenv import dotenv_values
+
+CONFIG_FILE_NAMES = ("open_langgraph.json", "langgraph.json")
+CONFIG_ENV_VAR = "OLG_CONFIG"
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used; the message names the file, key and problem."""
+
+    def __init__(self, path: Path | str, key: str, problem: str) -> None:
+        self.path = str(path)
+        self.key = key
+        self.problem = problem
+        super().__init__(f"{self.path}: `{key}`: {problem}")
+
+
+@dataclass(frozen=True, slots=True)
+class GraphSpec:
+    """Where one graph lives: `path` is a file (relative to the config) or a module."""
+
+    graph_id: str
+    path: str
+    attribute: str
+    description: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CorsConfig:
+    allow_origins: list[str] = field(default_factory=list)
+    allow_methods: list[str] = field(default_factory=lambda: ["*"])
+    allow_headers: list[str] = field(default_factory=lambda: ["*"])
+    allow_credentials: bool = False
+    expose_headers: list[str] = field(default_factory=list)
+    max_age: int = 600
+
+
+@dataclass(frozen=True, slots=True)
+class AppConfig:
+    """The validated content of a config file."""
+
+    path: Path
+    graphs: dict[str, GraphSpec]
+    dependencies: list[Path] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    auth_path: str | None = None
+    cors: CorsConfig | None = None
+    default_config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+
+def find_config_file(
+    explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None
+) -> Path:
+    """Pick the config file: `--config`, then `OLG_CONFIG`, then the default names in `cwd`."""
+    chosen = explicit or os.environ.get(CONFIG_ENV_VAR)
+    if chosen:
+        path = Path(chosen).expanduser()
+        if not path.is_file():
+            raise ConfigError(path, "(file)", "no such file")
+        return path.resolve()
+    base = cwd or Path.cwd()
+    for name in CONFIG_FILE_NAMES:
+        candidate = base / name
+        if candidate.is_file():
+            return candidate.resolve()
+    raise ConfigError(
+        base / CONFIG_FILE_NAMES[0], "(file)", "no open_langgraph.json or langgraph.json here"
+    )
+
+
+def load_config(path: Path) -> AppConfig:
+    """Read and validate a config file, raising `ConfigError` on the first problem."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, "(file)", f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    except OSError as exc:
+        raise ConfigError(path, "(file)", f"cannot be read: {exc.strerror}") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "(root)", "must be a JSON object")
+
+    known = {
+        "graphs",
+        "dependencies",
+        "env",
+        "auth",
+        "http",
+        "default_config",
+        # Keys of langgraph.json that only matter to LangGraph's docker build; accepted so
+        # that an existing langgraph.json is served unchanged.
+        "python_version",
+        "pip_config_file",
+        "dockerfile_lines",
+        "image_distro",
+        "store",
+        "checkpointer",
+        "node_version",
+        "$schema",
+    }
+    for key in raw:
+        if key not in known:
+            raise ConfigError(path, key, f"unknown key; expected one of {sorted(known)}")
+
+    base = path.parent
+    return AppConfig(
+        path=path,
+        graphs=_parse_graphs(path, raw.get("graphs")),
+        dependencies=_parse_dependencies(path, base, raw.get("dependencies", [])),
+        env=_parse_env(path, base, raw.get("env", {})),
+        auth_path=_parse_auth(path, raw.get("auth")),
+        cors=_parse_cors(path, raw.get("http")),
+        default_config=_parse_default_config(path, raw.get("default_config", {})),
+    )
+
+
+def _parse_graphs(path: Path, value: Any) -> dict[str, GraphSpec]:
+    if value is None:
+        raise ConfigError(path, "graphs", "is required")
+    if not isinstance(value, dict):
+        raise ConfigError(path, "graphs", "must be an object mapping graph ids to paths")
+    graphs: dict[str, GraphSpec] = {}
+    for graph_id, entry in value.items():
+        key = f"graphs.{graph_id}"
+        description = None
+        if isinstance(entry, dict):
+            unknown = set(entry) - {"path", "description"}
+            if unknown:
+                raise ConfigError(path, key, f"unknown keys {sorted(unknown)}")
+            description = entry.get("description")
+            if description is not None and not isinstance(description, str):
+                raise ConfigError(path, f"{key}.description", "must be a string")
+            entry = entry.get("path")
+        if not isinstance(entry, str) or entry.count(":") != 1:
+            raise ConfigError(
+                path, key, "must be 'path/to/file.py:attribute' or 'package.module:attribute'"
+            )
+        location, attribute = entry.split(":")
+        if not location or not attribute.isidentifier():
+            raise ConfigError(path, key, f"{entry!r} needs a path and an attribute name")
+        graphs[graph_id] = GraphSpec(graph_id, location, attribute, description)
+    if not graphs:
+        raise ConfigError(path, "graphs", "must name at least one graph")
+    return graphs
+
+
+def _parse_dependencies(path: Path, base: Path, value: Any) -> list[Path]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(path, "dependencies", "must be a list of paths")
+    # Package names (as in langgraph.json's pip dependencies) are installed separately;
+    # only local directories go on sys.path.
+    return [(base / v).resolve() for v in value if v.startswith((".", "/")) and (base / v).is_dir()]
+
+
+def _parse_env(path: Path, base: Path, value: Any) -> dict[str, str]:
+    if isinstance(value, str):
+        env_file = base / value
+        if not env_file.is_file():
+            raise ConfigError(path, "env", f"env file {value!r} does not exist")
+        return {k: v for k, v in dotenv_values(env_file).items() if v is not None}
+    if isinstance(value, dict):
+        bad = [k for k, v in value.items() if not isinstance(v, str | int | float | bool)]
+        if bad:
+            raise ConfigError(path, f"env.{bad[0]}", "values must be strings")
+        return {k: str(v) for k, v in value.items()}
+    raise ConfigError(path, "env", "must be an object or the path of a .env file")
+
+
+def _parse_auth(path: Path, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ConfigError(path, "auth", "must be an object like {'path': './auth.py:auth'}")
+    auth_path = value.get("path")
+    if auth_path is not None and not isinstance(auth_path, str):
+        raise ConfigError(path, "auth.path", "must be a string")
+    return auth_path
+
+
+def _parse_cors(path: Path, value: Any) -> CorsConfig | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ConfigError(path, "http", "must be an object")
+    cors = value.get("cors")
+    if cors is None:
+        return None
+    if not isinstance(cors, dict):
+        raise ConfigError(path, "http.cors", "must be an object")
+    fields = set(CorsConfig.__dataclass_fields__)
+    unknown = set(cors) - fields
+    if unknown:
+        raise ConfigError(path, "http.cors", f"unknown keys {sorted(unknown)}")
+    for name in ("allow_origins", "allow_methods", "allow_headers", "expose_headers"):
+        if name in cors and not (
+            isinstance(cors[name], list) and all(isinstance(v, str) for v in cors[name])
+        ):
+            raise ConfigError(path, f"http.cors.{name}", "must be a list of strings")
+    return CorsConfig(**cors)
+
+
+def _parse_default_config(path: Path, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(path, "default_config", "must be an object (a RunnableConfig)")
+    limit = value.get("recursion_limit")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise ConfigError(path, "default_config.recursion_limit", "must be a positive integer")
+    return value

@@ -1,0 +1,133 @@
+"""Loading the graphs named in the config, and giving each run a graph bound to our checkpointer.
+
+A config entry may point at a compiled graph, an uncompiled `StateGraph`, or a factory that
+takes a `RunnableConfig` (sync or async) and returns either; factories are called per run so
+they can build the graph from that run's configuration.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import StateGraph
+from langgraph.pregel import Pregel
+
+from open_langgraph.config import AppConfig, ConfigError, GraphSpec
+
+GraphFactory = Callable[[RunnableConfig], "Pregel | StateGraph | Awaitable[Pregel | StateGraph]"]
+
+
+@dataclass(slots=True)
+class LoadedGraph:
+    spec: GraphSpec
+    graph: Pregel | None
+    factory: GraphFactory | None
+
+
+def _import_target(config_path: Path, spec: GraphSpec) -> Any:
+    """Import the module named by a spec and return its attribute."""
+    location = spec.path
+    key = f"graphs.{spec.graph_id}"
+    if location.endswith(".py") or "/" in location:
+        file = (config_path.parent / location).resolve()
+        if not file.is_file():
+            raise ConfigError(config_path, key, f"file {location!r} does not exist")
+        module_name = f"olg_graph_{spec.graph_id}_{abs(hash(str(file)))}"
+        module_spec = importlib.util.spec_from_file_location(module_name, file)
+        if module_spec is None or module_spec.loader is None:
+            raise ConfigError(config_path, key, f"cannot import {location!r}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as exc:
+            raise ConfigError(
+                config_path, key, f"importing {location!r} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+    else:
+        try:
+            module = importlib.import_module(location)
+        except Exception as exc:
+            raise ConfigError(
+                config_path, key, f"importing module {location!r} failed: {exc}"
+            ) from exc
+    if not hasattr(module, spec.attribute):
+        raise ConfigError(config_path, key, f"{location!r} has no attribute {spec.attribute!r}")
+    return getattr(module, spec.attribute)
+
+
+def _as_pregel(value: Any) -> Pregel | None:
+    if isinstance(value, Pregel):
+        return value
+    if isinstance(value, StateGraph):
+        return value.compile()
+    return None
+
+
+class GraphRegistry:
+    """The configured graphs, keyed by graph id, bound to one checkpointer."""
+
+    def __init__(self, config: AppConfig) -> None:
+        self._checkpointer: BaseCheckpointSaver | None = None
+        self._graphs: dict[str, LoadedGraph] = {}
+        for path in reversed(config.dependencies):
+            if str(path) not in sys.path:
+                sys.path.insert(0, str(path))
+        if str(config.base_dir) not in sys.path:
+            sys.path.insert(0, str(config.base_dir))
+        for graph_id, spec in config.graphs.items():
+            target = _import_target(config.path, spec)
+            graph = _as_pregel(target)
+            if graph is not None:
+                self._graphs[graph_id] = LoadedGraph(spec, graph, None)
+            elif callable(target):
+                self._graphs[graph_id] = LoadedGraph(spec, None, target)
+            else:
+                raise ConfigError(
+                    config.path,
+                    f"graphs.{graph_id}",
+                    f"{spec.attribute!r} is a {type(target).__name__}, not a graph or a "
+                    "factory taking a RunnableConfig",
+                )
+
+    def bind(self, checkpointer: BaseCheckpointSaver) -> None:
+        """Attach the server's checkpointer to every graph; called once storage is open."""
+        self._checkpointer = checkpointer
+        for loaded in self._graphs.values():
+            if loaded.graph is not None:
+                loaded.graph = loaded.graph.copy(update={"checkpointer": checkpointer})
+
+    @property
+    def graph_ids(self) -> list[str]:
+        return list(self._graphs)
+
+    def __contains__(self, graph_id: object) -> bool:
+        return graph_id in self._graphs
+
+    def description(self, graph_id: str) -> str | None:
+        return self._graphs[graph_id].spec.description
+
+    async def get(self, graph_id: str, config: RunnableConfig | None = None) -> Pregel:
+        """The graph to run for `config`, with our checkpointer attached."""
+        loaded = self._graphs[graph_id]
+        if loaded.graph is not None:
+            return loaded.graph
+        assert loaded.factory is not None
+        result: Any = loaded.factory(config or {})
+        if inspect.isawaitable(result):
+            result = await result
+        graph = _as_pregel(result)
+        if graph is None:
+            raise TypeError(
+                f"graph factory {graph_id!r} returned {type(result).__name__}, not a graph"
+            )
+        return graph.copy(update={"checkpointer": self._checkpointer})

@@ -1,0 +1,88 @@
+"""JSON schemas and drawings of graphs, for the assistants endpoints Studio reads.
+
+Schema generation must never fail a request: a `typing.TypedDict` state on Python 3.11 makes
+pydantic refuse the whole class, so we fall back to a field-by-field schema.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import typing
+from typing import Any
+
+from langgraph.pregel import Pregel
+from pydantic import TypeAdapter
+
+
+def _field_schema(annotation: Any) -> dict[str, Any]:
+    with contextlib.suppress(Exception):
+        return TypeAdapter(annotation).json_schema()
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _field_schema(typing.get_args(annotation)[0])
+    if origin in (list, tuple, set):
+        return {"type": "array", "items": {}}
+    if origin is dict:
+        return {"type": "object"}
+    return {}
+
+
+def schema_of(schema_type: Any, title: str) -> dict[str, Any] | None:
+    """JSON schema of a state/input/output/context type, field by field if need be."""
+    if schema_type is None:
+        return None
+    with contextlib.suppress(Exception):
+        return TypeAdapter(schema_type).json_schema()
+    try:
+        hints = typing.get_type_hints(schema_type, include_extras=True)
+    except Exception:
+        return {"title": title, "type": "object"}
+    properties = {}
+    for name, annotation in hints.items():
+        field = _field_schema(annotation)
+        field.setdefault("title", name.replace("_", " ").title())
+        properties[name] = field
+    return {"title": title, "type": "object", "properties": properties}
+
+
+def graph_schemas(graph: Pregel, graph_id: str) -> dict[str, Any]:
+    """The `GraphSchema` body: input, output, state, config and context schemas."""
+    builder = getattr(graph, "builder", None)
+    state_type = getattr(builder, "state_schema", None)
+    input_type = getattr(builder, "input_schema", None) or state_type
+    output_type = getattr(builder, "output_schema", None) or state_type
+    context_type = getattr(builder, "context_schema", None)
+    config_schema: dict[str, Any] | None = None
+    with contextlib.suppress(Exception):
+        config_schema = graph.get_config_jsonschema()
+    return {
+        "graph_id": graph_id,
+        "input_schema": schema_of(input_type, f"{graph_id}_input"),
+        "output_schema": schema_of(output_type, f"{graph_id}_output"),
+        "state_schema": schema_of(state_type, f"{graph_id}_state"),
+        "config_schema": config_schema,
+        "context_schema": schema_of(context_type, f"{graph_id}_context"),
+    }
+
+
+async def graph_drawing(graph: Pregel, config: dict[str, Any], xray: bool | int) -> dict[str, Any]:
+    """Nodes and edges as LangGraph Studio draws them."""
+    drawable = await graph.aget_graph(config, xray=xray)
+    data = drawable.to_json()
+    for node in data.get("nodes", []):
+        node_data = node.get("data")
+        if isinstance(node_data, dict):
+            # The runnable's import path is internal detail; Studio only reads the name.
+            node_data.pop("id", None)
+    return data
+
+
+async def subgraph_schemas(
+    graph: Pregel, graph_id: str, namespace: str | None, recurse: bool
+) -> dict[str, Any]:
+    """Schemas of each subgraph, keyed by namespace."""
+    result = {}
+    async for ns, subgraph in graph.aget_subgraphs(namespace=namespace, recurse=recurse):
+        result[ns] = graph_schemas(subgraph, graph_id)
+        del result[ns]["graph_id"]
+    return result

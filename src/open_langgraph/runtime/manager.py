@@ -1,0 +1,349 @@
+"""Scheduling runs in this process: one at a time per thread, in order, with cancellation.
+
+Runs start the moment their thread is free (no polling), which is where most of our latency
+lead over `langgraph dev` comes from. Multitask strategies decide what a new run does to a
+busy thread; cancellation either keeps what a run wrote (`interrupt`) or erases it
+(`rollback`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from open_langgraph.errors import Conflict, NotFound
+from open_langgraph.runtime.broker import Broker, RunEventStream
+from open_langgraph.runtime.execution import stream_graph
+from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.state import interrupt_json, thread_interrupts
+from open_langgraph.serde import dumps, to_jsonable
+from open_langgraph.storage.base import RunStatus, Storage, ThreadUpdate, utc_now
+
+logger = logging.getLogger(__name__)
+
+CancelAction = Literal["interrupt", "rollback"]
+MultitaskStrategy = Literal["reject", "interrupt", "rollback", "enqueue"]
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    status: RunStatus
+    output: Any = None
+    error: dict[str, Any] | None = None
+
+
+@dataclass(eq=False, slots=True)
+class RunHandle:
+    """A run this process owns, from creation until its outcome is stored."""
+
+    run: dict[str, Any]
+    stream: RunEventStream
+    delete_thread_after: bool = False
+    task: asyncio.Task[None] | None = None
+    cancel_action: CancelAction | None = None
+    outcome: RunOutcome | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def run_id(self) -> str:
+        return self.run["run_id"]
+
+    @property
+    def thread_id(self) -> str:
+        return self.run["thread_id"]
+
+
+class RunManager:
+    """Owns every run this process executes."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        graphs: GraphRegistry,
+        broker: Broker,
+        *,
+        max_concurrency: int = 32,
+    ) -> None:
+        self._storage = storage
+        self._graphs = graphs
+        self._broker = broker
+        self._slots = asyncio.Semaphore(max_concurrency)
+        self._handles: dict[str, RunHandle] = {}
+        # Per thread, the runs not finished yet; the first one is the one executing.
+        self._queues: dict[str, deque[RunHandle]] = {}
+        self._closing = False
+
+    # -- queries ---------------------------------------------------------------------------
+    def handle(self, run_id: str) -> RunHandle | None:
+        return self._handles.get(run_id)
+
+    def thread_runs(self, thread_id: str) -> list[RunHandle]:
+        return list(self._queues.get(thread_id, ()))
+
+    def all_handles(self) -> list[RunHandle]:
+        return list(self._handles.values())
+
+    def is_busy(self, thread_id: str) -> bool:
+        return bool(self._queues.get(thread_id))
+
+    # -- lifecycle -------------------------------------------------------------------------
+    async def recover(self) -> None:
+        """Settle runs a previous process left unfinished: re-queue pending, fail running."""
+        for run in await self._storage.runs_in_flight():
+            if run["status"] == "running":
+                error = {
+                    "error": "ServerRestarted",
+                    "message": "the server stopped while this run was executing",
+                }
+                await self._storage.finish_run(
+                    run["run_id"],
+                    status="error",
+                    output=None,
+                    error=error,
+                    events=[],
+                    thread_update=ThreadUpdate(status="error", error=error),
+                )
+            else:
+                self.submit(run, started=False)
+
+    async def shutdown(self) -> None:
+        """Stop executing; runs cut off are stored as errors, pending ones stay pending."""
+        self._closing = True
+        running = [h for h in self._handles.values() if h.task is not None]
+        for handle in running:
+            handle.task.cancel()  # type: ignore[union-attr]
+        for handle in running:
+            with contextlib.suppress(BaseException):
+                await handle.task  # type: ignore[misc]
+
+    # -- creating --------------------------------------------------------------------------
+    async def prepare_thread(self, thread_id: str, strategy: MultitaskStrategy) -> None:
+        """Apply the multitask strategy to a thread a new run is about to join."""
+        if not self.is_busy(thread_id):
+            return
+        if strategy == "reject":
+            raise Conflict(
+                f"Thread {thread_id} is busy with another run; multitask_strategy is 'reject'"
+            )
+        if strategy in ("interrupt", "rollback"):
+            runs = [h.run_id for h in self.thread_runs(thread_id)]
+            await self.cancel(thread_id, runs, action=strategy, wait=True)  # type: ignore[arg-type]
+
+    def submit(
+        self, run: dict[str, Any], *, started: bool, delete_thread_after: bool = False
+    ) -> RunHandle:
+        """Queue a stored run on its thread; it starts at once if the thread is free."""
+        handle = RunHandle(
+            run=run,
+            stream=self._broker.open(run["run_id"]),
+            delete_thread_after=delete_thread_after,
+        )
+        self._handles[handle.run_id] = handle
+        queue = self._queues.setdefault(handle.thread_id, deque())
+        queue.append(handle)
+        if len(queue) == 1:
+            self._start(handle, already_running=started)
+        return handle
+
+    def will_start_now(self, thread_id: str, after_seconds: float) -> bool:
+        return not self.is_busy(thread_id) and after_seconds <= 0
+
+    def _start(self, handle: RunHandle, *, already_running: bool) -> None:
+        handle.task = asyncio.create_task(
+            self._execute(handle, already_running), name=f"run-{handle.run_id}"
+        )
+
+    # -- waiting and cancelling ------------------------------------------------------------
+    async def wait(self, handle: RunHandle) -> RunOutcome:
+        await handle.done.wait()
+        assert handle.outcome is not None
+        return handle.outcome
+
+    async def cancel(
+        self,
+        thread_id: str | None,
+        run_ids: list[str],
+        *,
+        action: CancelAction,
+        wait: bool,
+    ) -> int:
+        """Cancel runs this process owns; returns how many were found."""
+        handles = [
+            h
+            for run_id in run_ids
+            if (h := self._handles.get(run_id)) is not None
+            and (thread_id is None or h.thread_id == thread_id)
+        ]
+        for handle in handles:
+            handle.cancel_action = action
+            if handle.task is not None:
+                handle.task.cancel()
+            else:
+                # Queued behind another run: it never started, so settle it here.
+                self._queues[handle.thread_id].remove(handle)
+                await self._settle(handle, RunOutcome("interrupted"), None, executed=False)
+        if wait:
+            for handle in handles:
+                await handle.done.wait()
+        return len(handles)
+
+    # -- executing -------------------------------------------------------------------------
+    async def _execute(self, handle: RunHandle, already_running: bool) -> None:
+        run = handle.run
+        kwargs = run["kwargs"]
+        thread_update: ThreadUpdate | None = None
+        graph = None
+        try:
+            async with self._slots:
+                delay = float(kwargs.get("after_seconds") or 0)
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                if not already_running:
+                    await self._storage.set_run_status(handle.run_id, "running")
+                handle.stream.publish("metadata", dumps({"run_id": handle.run_id, "attempt": 1}))
+                graph_id = kwargs["config"]["configurable"]["graph_id"]
+                graph = await self._graphs.get(graph_id, kwargs["config"])
+                final_values = await stream_graph(graph, kwargs, handle.stream)
+                outcome, thread_update = await self._completed(graph, handle, final_values)
+        except asyncio.CancelledError:
+            outcome = RunOutcome("interrupted")
+            if self._closing and handle.cancel_action is None:
+                outcome = RunOutcome(
+                    "error",
+                    error={"error": "ServerShutdown", "message": "the server shut down"},
+                )
+        except Exception as exc:
+            error = {"error": type(exc).__name__, "message": str(exc)}
+            logger.info("run %s failed: %s: %s", handle.run_id, error["error"], exc)
+            handle.stream.publish("error", dumps(error))
+            outcome = RunOutcome("error", output={"__error__": error}, error=error)
+            thread_update = ThreadUpdate(status="error", error=error)
+        await asyncio.shield(
+            self._settle(handle, outcome, thread_update, executed=True, graph=graph)
+        )
+
+    async def _completed(
+        self, graph: Any, handle: RunHandle, final_values: Any
+    ) -> tuple[RunOutcome, ThreadUpdate]:
+        config = {"configurable": {"thread_id": handle.thread_id}}
+        snapshot = await graph.aget_state(config)
+        values = to_jsonable(snapshot.values)
+        interrupts = thread_interrupts(snapshot)
+        output = to_jsonable(final_values) if final_values is not None else values
+        if snapshot.interrupts and isinstance(output, dict):
+            output["__interrupt__"] = [interrupt_json(i) for i in snapshot.interrupts]
+        waiting = bool(snapshot.next)
+        return (
+            RunOutcome("interrupted" if waiting else "success", output=output),
+            ThreadUpdate(
+                status="interrupted" if waiting else "idle",
+                values=values,
+                interrupts=interrupts,
+                error=None,
+                state_updated=True,
+            ),
+        )
+
+    async def _settle(
+        self,
+        handle: RunHandle,
+        outcome: RunOutcome,
+        thread_update: ThreadUpdate | None,
+        *,
+        executed: bool,
+        graph: Any = None,
+    ) -> None:
+        """Store the outcome, wake waiters and start the thread's next run."""
+        handle.stream.close()
+        queue = self._queues.get(handle.thread_id)
+        next_handle = None
+        if queue and queue[0] is handle:
+            queue.popleft()
+            next_handle = queue[0] if queue else None
+        if queue is not None and not queue:
+            del self._queues[handle.thread_id]
+        try:
+            if handle.cancel_action == "rollback":
+                await self._storage.delete_checkpoints_of_runs(handle.thread_id, [handle.run_id])
+                await self._storage.delete_runs([handle.run_id])
+                await self._storage.update_thread(
+                    handle.thread_id,
+                    await self._state_after_rollback(handle, graph, busy=next_handle is not None),
+                )
+            else:
+                if thread_update is None and executed:
+                    thread_update = ThreadUpdate(status="idle")
+                if next_handle is not None and thread_update is not None:
+                    thread_update.status = "busy"
+                elif next_handle is None and thread_update is None:
+                    thread_update = ThreadUpdate(status="idle")
+                await self._storage.finish_run(
+                    handle.run_id,
+                    status=outcome.status,
+                    output=outcome.output,
+                    error=outcome.error,
+                    events=handle.stream.events,
+                    thread_update=thread_update,
+                )
+            if handle.delete_thread_after:
+                await self._storage.delete_thread(handle.thread_id)
+        except Exception:
+            logger.exception("storing the outcome of run %s failed", handle.run_id)
+        finally:
+            handle.outcome = outcome
+            self._handles.pop(handle.run_id, None)
+            self._broker.discard(handle.run_id)
+            handle.done.set()
+            if next_handle is not None and next_handle.task is None and not self._closing:
+                self._start(next_handle, already_running=False)
+
+    async def _state_after_rollback(
+        self, handle: RunHandle, graph: Any, *, busy: bool
+    ) -> ThreadUpdate:
+        if graph is None:
+            graph_id = handle.run["kwargs"]["config"]["configurable"]["graph_id"]
+            graph = await self._graphs.get(graph_id, handle.run["kwargs"]["config"])
+        snapshot = await graph.aget_state({"configurable": {"thread_id": handle.thread_id}})
+        has_state = snapshot.created_at is not None
+        status = "busy" if busy else ("interrupted" if snapshot.next and has_state else "idle")
+        return ThreadUpdate(
+            status=status,
+            values=to_jsonable(snapshot.values) if has_state else None,
+            interrupts=thread_interrupts(snapshot),
+            state_updated=True,
+        )
+
+
+def new_run_record(
+    *,
+    run_id: str,
+    thread_id: str,
+    assistant_id: str,
+    metadata: dict[str, Any],
+    kwargs: dict[str, Any],
+    multitask_strategy: str,
+    status: RunStatus,
+) -> dict[str, Any]:
+    now = utc_now()
+    return {
+        "run_id": run_id,
+        "thread_id": thread_id,
+        "assistant_id": assistant_id,
+        "created_at": now,
+        "updated_at": now,
+        "status": status,
+        "metadata": metadata,
+        "kwargs": kwargs,
+        "multitask_strategy": multitask_strategy,
+    }
+
+
+def require_handle(manager: RunManager, run_id: str) -> RunHandle:
+    handle = manager.handle(run_id)
+    if handle is None:
+        raise NotFound(f"Run {run_id} is not active")
+    return handle

@@ -1,0 +1,121 @@
+"""What a run will execute: its merged config, context, input or command, and stream modes.
+
+Built once when the run is created and stored as the run's `kwargs`, so a queued run and a
+run recovered after a restart execute exactly what the client asked for.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from langgraph.types import Command, Send
+
+from open_langgraph.errors import InvalidInput
+
+# Stream modes of the API and the LangGraph stream mode each is computed from.
+STREAM_MODES: dict[str, str] = {
+    "values": "values",
+    "updates": "updates",
+    "custom": "custom",
+    "tasks": "tasks",
+    "checkpoints": "checkpoints",
+    "debug": "debug",
+    "messages-tuple": "messages",
+}
+# Accepted by the SDK's types but not produced yet: asking for them is a clear 422.
+STREAM_MODES_NOT_YET = frozenset({"messages", "events"})
+
+# configurable keys the server sets on every run; clients cannot override them.
+RESERVED_CONFIGURABLE = ("thread_id", "run_id", "assistant_id", "graph_id")
+
+
+def merge_configs(*configs: dict[str, Any] | None) -> dict[str, Any]:
+    """Later configs win; `configurable` and `metadata` merge key by key, tags concatenate."""
+    merged: dict[str, Any] = {}
+    for config in configs:
+        if not config:
+            continue
+        for key, value in config.items():
+            if key in ("configurable", "metadata") and isinstance(value, dict):
+                merged[key] = {**merged.get(key, {}), **copy.deepcopy(value)}
+            elif key == "tags" and isinstance(value, list):
+                merged[key] = [*merged.get(key, []), *value]
+            else:
+                merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def normalize_stream_modes(value: str | list[str] | None) -> list[str]:
+    modes = [value] if isinstance(value, str) else list(value or ["values"])
+    for mode in modes:
+        if mode in STREAM_MODES_NOT_YET:
+            raise InvalidInput(
+                f"stream_mode {mode!r} is not supported by this server yet; use one of "
+                f"{sorted(STREAM_MODES)}"
+            )
+        if mode not in STREAM_MODES:
+            raise InvalidInput(
+                f"stream_mode {mode!r} is not a stream mode; expected one of "
+                f"{sorted([*STREAM_MODES, *STREAM_MODES_NOT_YET])}"
+            )
+    return list(dict.fromkeys(modes))
+
+
+def _to_send(value: Any) -> Any:
+    if isinstance(value, dict) and "node" in value:
+        return Send(value["node"], value.get("input"))
+    return value
+
+
+def to_command(command: dict[str, Any]) -> Command:
+    """A LangGraph `Command` from the API's `{resume, update, goto}` object."""
+    goto = command.get("goto")
+    if isinstance(goto, list):
+        goto = [_to_send(g) for g in goto]
+    elif goto is not None:
+        goto = _to_send(goto)
+    update = command.get("update")
+    if isinstance(update, list):
+        update = [tuple(item) for item in update]
+    kwargs: dict[str, Any] = {}
+    if "resume" in command:
+        kwargs["resume"] = command["resume"]
+    if update is not None:
+        kwargs["update"] = update
+    if goto is not None:
+        kwargs["goto"] = goto
+    return Command(**kwargs)
+
+
+def build_run_config(
+    *,
+    default_config: dict[str, Any],
+    assistant: dict[str, Any],
+    run_config: dict[str, Any] | None,
+    metadata: dict[str, Any],
+    run_id: str,
+    thread_id: str,
+    checkpoint: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The RunnableConfig a run executes with."""
+    config = merge_configs(default_config, assistant["config"], run_config)
+    configurable = config.setdefault("configurable", {})
+    configurable.update(
+        {
+            "thread_id": thread_id,
+            "run_id": run_id,
+            "assistant_id": assistant["assistant_id"],
+            "graph_id": assistant["graph_id"],
+        }
+    )
+    for key in ("checkpoint_id", "checkpoint_ns", "checkpoint_map"):
+        configurable.pop(key, None)
+    if checkpoint:
+        if checkpoint.get("checkpoint_id"):
+            configurable["checkpoint_id"] = checkpoint["checkpoint_id"]
+        configurable["checkpoint_ns"] = checkpoint.get("checkpoint_ns") or ""
+        if checkpoint.get("checkpoint_map"):
+            configurable["checkpoint_map"] = checkpoint["checkpoint_map"]
+    config["metadata"] = {**config.get("metadata", {}), **metadata}
+    return config

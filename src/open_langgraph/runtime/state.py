@@ -1,0 +1,86 @@
+"""Turning LangGraph `StateSnapshot`s into the Platform's `ThreadState` JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Interrupt, StateSnapshot
+
+from open_langgraph.serde import to_jsonable
+
+
+def checkpoint_of(config: RunnableConfig | None) -> dict[str, Any] | None:
+    if not config:
+        return None
+    configurable = config.get("configurable", {})
+    checkpoint = {
+        "thread_id": configurable.get("thread_id"),
+        "checkpoint_ns": configurable.get("checkpoint_ns", ""),
+        "checkpoint_id": configurable.get("checkpoint_id"),
+    }
+    if configurable.get("checkpoint_map"):
+        checkpoint["checkpoint_map"] = configurable["checkpoint_map"]
+    return checkpoint
+
+
+def interrupt_json(interrupt: Interrupt) -> dict[str, Any]:
+    return {"value": to_jsonable(interrupt.value), "id": interrupt.id}
+
+
+def snapshot_json(snapshot: StateSnapshot) -> dict[str, Any]:
+    """The `ThreadState` body for one snapshot; subgraph states nest under their task."""
+    tasks = []
+    for task in snapshot.tasks:
+        state = task.state
+        tasks.append(
+            {
+                "id": task.id,
+                "name": task.name,
+                "path": list(task.path),
+                "error": repr(task.error) if task.error else None,
+                "interrupts": [interrupt_json(i) for i in task.interrupts],
+                "checkpoint": checkpoint_of(state) if isinstance(state, dict) else None,
+                "state": snapshot_json(state) if isinstance(state, StateSnapshot) else None,
+                "result": to_jsonable(task.result) if task.result is not None else None,
+            }
+        )
+    checkpoint = checkpoint_of(snapshot.config)
+    parent = checkpoint_of(snapshot.parent_config)
+    return {
+        "values": to_jsonable(snapshot.values),
+        "next": list(snapshot.next),
+        "tasks": tasks,
+        "metadata": to_jsonable(snapshot.metadata),
+        "created_at": snapshot.created_at,
+        "checkpoint": checkpoint,
+        "parent_checkpoint": parent,
+        "interrupts": [interrupt_json(i) for i in snapshot.interrupts],
+        "checkpoint_id": checkpoint["checkpoint_id"] if checkpoint else None,
+        "parent_checkpoint_id": parent["checkpoint_id"] if parent else None,
+    }
+
+
+def empty_state() -> dict[str, Any]:
+    """What a thread with no checkpoint yet reports as its state."""
+    return {
+        "values": {},
+        "next": [],
+        "tasks": [],
+        "metadata": None,
+        "created_at": None,
+        "checkpoint": None,
+        "parent_checkpoint": None,
+        "interrupts": [],
+        "checkpoint_id": None,
+        "parent_checkpoint_id": None,
+    }
+
+
+def thread_interrupts(snapshot: StateSnapshot) -> dict[str, list[dict[str, Any]]]:
+    """The thread record's `interrupts`: pending interrupts keyed by task id."""
+    return {
+        task.id: [interrupt_json(i) for i in task.interrupts]
+        for task in snapshot.tasks
+        if task.interrupts
+    }

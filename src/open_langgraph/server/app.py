@@ -1,0 +1,88 @@
+"""The FastAPI application: storage, graphs and the run manager live for the app's lifespan."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
+
+from open_langgraph import __version__
+from open_langgraph.config import AppConfig
+from open_langgraph.runtime.broker import Broker
+from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.manager import RunManager
+from open_langgraph.server.deps import Services
+from open_langgraph.server.errors import install_error_handlers
+from open_langgraph.server.routes import assistants, meta, runs, threads
+from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.runs import RunService
+from open_langgraph.services.threads import ThreadService
+from open_langgraph.storage.sqlite import SqliteStorage
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    config: AppConfig
+    db_path: Path
+    max_concurrency: int = 32
+
+
+def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
+    """Build the app; nothing is opened until the lifespan starts."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with SqliteStorage.from_path(settings.db_path) as storage:
+            graphs.bind(storage.checkpointer)
+            broker = Broker()
+            manager = RunManager(storage, graphs, broker, max_concurrency=settings.max_concurrency)
+            assistant_service = AssistantService(storage, graphs)
+            await assistant_service.ensure_system_assistants()
+            app.state.services = Services(
+                assistants=assistant_service,
+                threads=ThreadService(storage, graphs, manager),
+                runs=RunService(
+                    storage,
+                    graphs,
+                    manager,
+                    broker,
+                    assistant_service,
+                    settings.config.default_config,
+                ),
+                manager=manager,
+            )
+            await manager.recover()
+            logger.info("serving graphs %s from %s", graphs.graph_ids, settings.db_path)
+            try:
+                yield
+            finally:
+                await manager.shutdown()
+
+    app = FastAPI(
+        title="Open LangGraph",
+        version=__version__,
+        description="The LangGraph Platform API, self-hosted.",
+        lifespan=lifespan,
+    )
+    cors = settings.config.cors
+    if cors is not None:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=cors.allow_origins,
+            allow_methods=cors.allow_methods,
+            allow_headers=cors.allow_headers,
+            allow_credentials=cors.allow_credentials,
+            expose_headers=cors.expose_headers,
+            max_age=cors.max_age,
+        )
+    install_error_handlers(app)
+    for module in (meta, assistants, threads, runs):
+        app.include_router(module.router)
+    return app

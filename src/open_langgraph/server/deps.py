@@ -1,0 +1,28 @@
+"""The services a request handler needs, reached through one `Annotated` dependency."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from open_langgraph.runtime.manager import RunManager
+from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.runs import RunService
+from open_langgraph.services.threads import ThreadService
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    assistants: AssistantService
+    threads: ThreadService
+    runs: RunService
+    manager: RunManager
+
+
+def _services(request: Request) -> Services:
+    return request.app.state.services
+
+
+ServicesDep = Annotated[Services, Depends(_services)]

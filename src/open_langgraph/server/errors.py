@@ -1,0 +1,47 @@
+"""Mapping errors to JSON `{"detail": ...}` responses; nothing a client sends produces a 500."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from open_langgraph.errors import OLGError
+from open_langgraph.server.responses import JSONResponse
+
+logger = logging.getLogger(__name__)
+
+
+def _describe_validation(exc: RequestValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        location = [str(part) for part in error.get("loc", ()) if part != "body"]
+        if error.get("type") == "json_invalid":
+            problems.append("request body is not valid JSON")
+            continue
+        where = ".".join(location) or "body"
+        problems.append(f"{where}: {error.get('msg', 'invalid')}")
+    return "; ".join(dict.fromkeys(problems)) or "invalid request"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(OLGError)
+    async def _domain_error(_: Request, exc: OLGError) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _describe_validation(exc)}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(
+            {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse({"detail": "Internal server error"}, status_code=500)

@@ -1,0 +1,109 @@
+"""`/assistants`: configured graphs with their config, versions, schemas and drawings."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from open_langgraph.errors import InvalidInput
+from open_langgraph.server.deps import ServicesDep
+from open_langgraph.server.responses import JSONResponse, select_fields
+from open_langgraph.server.schemas import (
+    AssistantCount,
+    AssistantCreate,
+    AssistantPatch,
+    AssistantSearch,
+    AssistantSetLatest,
+    AssistantVersionsSearch,
+)
+
+router = APIRouter(prefix="/assistants", tags=["assistants"])
+
+
+def _xray_depth(xray: str) -> bool | int:
+    """`xray` is true/false or a subgraph depth, as the SDK sends it."""
+    value = xray.strip().lower()
+    if value in ("true", "false"):
+        return value == "true"
+    if value.isdigit():
+        depth = int(value)
+        return depth if depth > 1 else bool(depth)
+    raise InvalidInput("xray must be true, false or a subgraph depth (a whole number)")
+
+
+@router.post("")
+async def create_assistant(body: AssistantCreate, services: ServicesDep) -> JSONResponse:
+    return JSONResponse(await services.assistants.create(**body.model_dump()))
+
+
+@router.post("/search")
+async def search_assistants(body: AssistantSearch, services: ServicesDep) -> JSONResponse:
+    found = await services.assistants.search(**body.model_dump(exclude={"select"}))
+    headers = {}
+    if len(found) == body.limit:
+        headers["X-Pagination-Next"] = str(body.offset + body.limit)
+    return JSONResponse(select_fields(found, body.select), headers=headers)
+
+
+@router.post("/count")
+async def count_assistants(body: AssistantCount, services: ServicesDep) -> JSONResponse:
+    return JSONResponse(await services.assistants.count(**body.model_dump()))
+
+
+@router.get("/{assistant_id}")
+async def get_assistant(assistant_id: str, services: ServicesDep) -> JSONResponse:
+    return JSONResponse(await services.assistants.get(assistant_id))
+
+
+@router.patch("/{assistant_id}")
+async def patch_assistant(
+    assistant_id: str, body: AssistantPatch, services: ServicesDep
+) -> JSONResponse:
+    changes = body.model_dump(exclude_unset=True)
+    return JSONResponse(await services.assistants.patch(assistant_id, changes))
+
+
+@router.delete("/{assistant_id}", status_code=204)
+async def delete_assistant(assistant_id: str, services: ServicesDep) -> Response:
+    await services.assistants.delete(assistant_id)
+    return Response(status_code=204)
+
+
+@router.post("/{assistant_id}/versions")
+async def assistant_versions(
+    assistant_id: str, body: AssistantVersionsSearch, services: ServicesDep
+) -> JSONResponse:
+    return JSONResponse(await services.assistants.versions(assistant_id, **body.model_dump()))
+
+
+@router.post("/{assistant_id}/latest")
+async def set_latest_version(
+    assistant_id: str, body: AssistantSetLatest, services: ServicesDep
+) -> JSONResponse:
+    return JSONResponse(await services.assistants.set_latest(assistant_id, body.version))
+
+
+@router.get("/{assistant_id}/graph")
+async def assistant_graph(
+    assistant_id: str, services: ServicesDep, xray: str = "false"
+) -> JSONResponse:
+    depth = _xray_depth(xray)
+    return JSONResponse(await services.assistants.drawing(assistant_id, depth))
+
+
+@router.get("/{assistant_id}/schemas")
+async def assistant_schemas(assistant_id: str, services: ServicesDep) -> JSONResponse:
+    return JSONResponse(await services.assistants.schemas(assistant_id))
+
+
+@router.get("/{assistant_id}/subgraphs")
+async def assistant_subgraphs(
+    assistant_id: str, services: ServicesDep, recurse: bool = False
+) -> JSONResponse:
+    return JSONResponse(await services.assistants.subgraphs(assistant_id, None, recurse))
+
+
+@router.get("/{assistant_id}/subgraphs/{namespace}")
+async def assistant_subgraphs_in(
+    assistant_id: str, namespace: str, services: ServicesDep, recurse: bool = False
+) -> JSONResponse:
+    return JSONResponse(await services.assistants.subgraphs(assistant_id, namespace, recurse))

@@ -1,0 +1,182 @@
+"""Runs on a thread and stateless runs: background, wait, SSE stream, join, cancel."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Header, Query, Response
+from starlette.responses import StreamingResponse
+
+from open_langgraph.errors import InvalidInput, NotSupported
+from open_langgraph.runtime.manager import RunHandle
+from open_langgraph.server.deps import Services, ServicesDep
+from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.schemas import RunCancelMany, RunCreate, RunStatus
+from open_langgraph.server.sse import sse_response
+from open_langgraph.services.runs import public_run
+
+router = APIRouter(tags=["runs"])
+
+CancelAction = Literal["interrupt", "rollback"]
+
+
+def _run_headers(handle: RunHandle, suffix: str) -> dict[str, str]:
+    base = f"/threads/{handle.thread_id}/runs/{handle.run_id}"
+    return {"Location": f"{base}{suffix}", "Content-Location": base}
+
+
+async def _wait(services: Services, thread_id: str | None, body: RunCreate) -> JSONResponse:
+    handle = await services.runs.create(thread_id, body)
+    outcome = await services.manager.wait(handle)
+    headers = {} if handle.run["kwargs"]["temporary"] else _run_headers(handle, "/join")
+    return JSONResponse(outcome.output, headers=headers)
+
+
+async def _stream(services: Services, thread_id: str | None, body: RunCreate) -> StreamingResponse:
+    handle = await services.runs.create(thread_id, body)
+    cancel_on_disconnect = (body.on_disconnect or "cancel") == "cancel"
+
+    async def on_disconnect() -> None:
+        if cancel_on_disconnect and services.manager.handle(handle.run_id) is not None:
+            await services.manager.cancel(
+                handle.thread_id, [handle.run_id], action="interrupt", wait=False
+            )
+
+    return sse_response(
+        services.runs.events(handle.run_id, -1),
+        on_disconnect=on_disconnect,
+        headers={} if handle.run["kwargs"]["temporary"] else _run_headers(handle, "/stream"),
+    )
+
+
+# -- stateful -------------------------------------------------------------------------------
+@router.post("/threads/{thread_id}/runs")
+async def create_run(thread_id: str, body: RunCreate, services: ServicesDep) -> JSONResponse:
+    handle = await services.runs.create(thread_id, body)
+    return JSONResponse(public_run(handle.run), headers=_run_headers(handle, ""))
+
+
+@router.post("/threads/{thread_id}/runs/wait")
+async def wait_run(thread_id: str, body: RunCreate, services: ServicesDep) -> JSONResponse:
+    return await _wait(services, thread_id, body)
+
+
+@router.post("/threads/{thread_id}/runs/stream")
+async def stream_run(thread_id: str, body: RunCreate, services: ServicesDep) -> StreamingResponse:
+    return await _stream(services, thread_id, body)
+
+
+@router.get("/threads/{thread_id}/runs")
+async def list_runs(
+    thread_id: str,
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 10,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    status: RunStatus | None = None,
+    select: Annotated[list[str] | None, Query()] = None,
+) -> JSONResponse:
+    runs = await services.runs.list(thread_id, limit=limit, offset=offset, status=status)
+    if select:
+        runs = [{k: r[k] for k in select if k in r} for r in runs]
+    return JSONResponse(runs)
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}")
+async def get_run(thread_id: str, run_id: str, services: ServicesDep) -> JSONResponse:
+    return JSONResponse(public_run(await services.runs.get(thread_id, run_id)))
+
+
+@router.delete("/threads/{thread_id}/runs/{run_id}", status_code=204)
+async def delete_run(thread_id: str, run_id: str, services: ServicesDep) -> Response:
+    await services.runs.delete(thread_id, run_id)
+    return Response(status_code=204)
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}/join")
+async def join_run(thread_id: str, run_id: str, services: ServicesDep) -> JSONResponse:
+    outcome = await services.runs.outcome(thread_id, run_id)
+    return JSONResponse(outcome.output)
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}/stream")
+async def join_run_stream(
+    thread_id: str,
+    run_id: str,
+    services: ServicesDep,
+    cancel_on_disconnect: bool = False,
+    stream_mode: Annotated[list[str] | None, Query()] = None,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> StreamingResponse:
+    await services.runs.get(thread_id, run_id)
+    after = -1
+    if last_event_id not in (None, ""):
+        try:
+            after = int(last_event_id)  # type: ignore[arg-type]
+        except ValueError:
+            raise InvalidInput("Last-Event-ID must be an event id (an integer) or -1") from None
+    events = services.runs.events(run_id, after)
+    if stream_mode:
+        wanted = set(stream_mode) | {"metadata", "error"}
+        events = _only_modes(events, wanted)
+
+    async def on_disconnect() -> None:
+        if cancel_on_disconnect and services.manager.handle(run_id) is not None:
+            await services.manager.cancel(thread_id, [run_id], action="interrupt", wait=False)
+
+    return sse_response(events, on_disconnect=on_disconnect)
+
+
+async def _only_modes(events, wanted: set[str]):  # type: ignore[no-untyped-def]
+    async for event in events:
+        if event.event.split("|", 1)[0] in wanted:
+            yield event
+
+
+@router.post("/threads/{thread_id}/runs/{run_id}/cancel")
+async def cancel_run(
+    thread_id: str,
+    run_id: str,
+    services: ServicesDep,
+    wait: bool = False,
+    action: CancelAction = "interrupt",
+) -> Response:
+    await services.runs.cancel(thread_id, run_id, action=action, wait=wait)
+    return Response(status_code=202 if not wait else 204)
+
+
+@router.get("/threads/{thread_id}/stream")
+async def join_thread_stream(thread_id: str) -> Response:
+    raise NotSupported("joining a thread's stream is not supported by this server yet")
+
+
+# -- stateless ------------------------------------------------------------------------------
+@router.post("/runs")
+async def create_stateless_run(body: RunCreate, services: ServicesDep) -> JSONResponse:
+    handle = await services.runs.create(None, body)
+    return JSONResponse(public_run(handle.run))
+
+
+@router.post("/runs/wait")
+async def wait_stateless_run(body: RunCreate, services: ServicesDep) -> JSONResponse:
+    return await _wait(services, None, body)
+
+
+@router.post("/runs/stream")
+async def stream_stateless_run(body: RunCreate, services: ServicesDep) -> StreamingResponse:
+    return await _stream(services, None, body)
+
+
+@router.post("/runs/batch")
+async def create_run_batch(body: list[RunCreate], services: ServicesDep) -> JSONResponse:
+    handles = [await services.runs.create(None, payload) for payload in body]
+    return JSONResponse([public_run(h.run) for h in handles])
+
+
+@router.post("/runs/cancel", status_code=204)
+async def cancel_runs(
+    body: RunCancelMany, services: ServicesDep, action: CancelAction = "interrupt"
+) -> Response:
+    await services.runs.cancel_many(
+        thread_id=body.thread_id, run_ids=body.run_ids, status=body.status, action=action
+    )
+    return Response(status_code=204)

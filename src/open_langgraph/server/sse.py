@@ -1,0 +1,76 @@
+"""Server-sent events: framing, heartbeats while idle, and a hook for client disconnects."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from starlette.responses import StreamingResponse
+
+from open_langgraph.storage.base import StoredEvent
+
+HEARTBEAT_SECONDS = 10.0
+_HEARTBEAT = b": heartbeat\n\n"
+_END = object()
+
+
+def frame(event: StoredEvent) -> bytes:
+    """One SSE message; our JSON never holds a raw newline, so `data` is one line."""
+    return b"event: %s\ndata: %s\nid: %d\n\n" % (event.event.encode(), event.data, event.seq)
+
+
+async def _with_heartbeats(
+    events: AsyncIterator[StoredEvent], interval: float
+) -> AsyncIterator[bytes]:
+    queue: asyncio.Queue[object] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async for event in events:
+                await queue.put(event)
+        finally:
+            await queue.put(_END)
+
+    task = asyncio.create_task(pump())
+    try:
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), interval)
+            except TimeoutError:
+                yield _HEARTBEAT
+                continue
+            if item is _END:
+                break
+            yield frame(item)  # type: ignore[arg-type]
+        await task  # surfaces an error of the event source
+    finally:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+
+
+def sse_response(
+    events: AsyncIterator[StoredEvent],
+    *,
+    on_disconnect: Callable[[], Awaitable[None]] | None = None,
+    headers: dict[str, str] | None = None,
+    heartbeat: float = HEARTBEAT_SECONDS,
+) -> StreamingResponse:
+    """Stream `events` as SSE; `on_disconnect` runs if the client leaves before the end."""
+
+    async def body() -> AsyncIterator[bytes]:
+        finished = False
+        try:
+            async for chunk in _with_heartbeats(events, heartbeat):
+                yield chunk
+            finished = True
+        finally:
+            if not finished and on_disconnect is not None:
+                await asyncio.shield(on_disconnect())
+
+    return StreamingResponse(
+        body(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no", **(headers or {})},
+    )

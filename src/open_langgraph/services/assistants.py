@@ -1,0 +1,182 @@
+"""Assistants: the system assistant of each configured graph, plus user-made ones."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from open_langgraph.errors import InvalidInput, NotFound
+from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.introspection import graph_drawing, graph_schemas, subgraph_schemas
+from open_langgraph.storage.base import ASSISTANT_SORT_FIELDS, SortOrder, Storage
+
+# The namespace LangGraph Platform derives system assistant ids from, so an id a client
+# stored against the Platform names the same assistant here.
+SYSTEM_ASSISTANT_NAMESPACE = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
+
+
+def system_assistant_id(graph_id: str) -> str:
+    return str(uuid.uuid5(SYSTEM_ASSISTANT_NAMESPACE, graph_id))
+
+
+def is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+class AssistantService:
+    def __init__(self, storage: Storage, graphs: GraphRegistry) -> None:
+        self._storage = storage
+        self._graphs = graphs
+
+    async def ensure_system_assistants(self) -> None:
+        """One assistant per configured graph, created on first start and kept after."""
+        for graph_id in self._graphs.graph_ids:
+            await self._storage.create_assistant(
+                assistant_id=system_assistant_id(graph_id),
+                graph_id=graph_id,
+                config={},
+                context={},
+                metadata={"created_by": "system"},
+                name=graph_id,
+                description=self._graphs.description(graph_id),
+                if_exists="do_nothing",
+            )
+
+    def resolve_id(self, assistant_id: str) -> str:
+        """Accept a graph id wherever an assistant id is expected."""
+        if assistant_id in self._graphs:
+            return system_assistant_id(assistant_id)
+        if not is_uuid(assistant_id):
+            raise InvalidInput(
+                f"Invalid assistant ID {assistant_id!r}: must be a UUID or a graph id "
+                f"({', '.join(self._graphs.graph_ids)})"
+            )
+        return assistant_id
+
+    async def get(self, assistant_id: str) -> dict[str, Any]:
+        resolved = self.resolve_id(assistant_id)
+        assistant = await self._storage.get_assistant(resolved)
+        if assistant is None:
+            raise NotFound(f"Assistant {assistant_id} not found")
+        return assistant
+
+    def _check_graph(self, graph_id: str) -> None:
+        if graph_id not in self._graphs:
+            raise NotFound(
+                f"Graph {graph_id!r} not found; expected one of {self._graphs.graph_ids}"
+            )
+
+    async def create(
+        self,
+        *,
+        graph_id: str,
+        assistant_id: str | None,
+        config: dict[str, Any] | None,
+        context: dict[str, Any] | None,
+        metadata: dict[str, Any] | None,
+        name: str | None,
+        description: str | None,
+        if_exists: Literal["raise", "do_nothing"],
+    ) -> dict[str, Any]:
+        self._check_graph(graph_id)
+        if assistant_id is not None and not is_uuid(assistant_id):
+            raise InvalidInput(f"assistant_id {assistant_id!r} must be a UUID")
+        config = config or {}
+        if context is None:
+            # The Platform mirrors `configurable` into `context` for graphs read through
+            # `Runtime.context`; clients see the same here.
+            context = dict(config.get("configurable", {}))
+        return await self._storage.create_assistant(
+            assistant_id=assistant_id or str(uuid.uuid4()),
+            graph_id=graph_id,
+            config=config,
+            context=context,
+            metadata=metadata or {},
+            name=name or "Untitled",
+            description=description,
+            if_exists=if_exists,
+        )
+
+    async def patch(self, assistant_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+        if "graph_id" in changes:
+            self._check_graph(changes["graph_id"])
+        updated = await self._storage.patch_assistant(self.resolve_id(assistant_id), changes)
+        if updated is None:
+            raise NotFound(f"Assistant {assistant_id} not found")
+        return updated
+
+    async def delete(self, assistant_id: str) -> None:
+        if not await self._storage.delete_assistant(self.resolve_id(assistant_id)):
+            raise NotFound(f"Assistant {assistant_id} not found")
+
+    async def search(
+        self,
+        *,
+        graph_id: str | None,
+        name: str | None,
+        metadata: dict[str, Any] | None,
+        limit: int,
+        offset: int,
+        sort_by: str | None,
+        sort_order: SortOrder | None,
+    ) -> list[dict[str, Any]]:
+        sort_by = sort_by or "created_at"
+        if sort_by not in ASSISTANT_SORT_FIELDS:
+            raise InvalidInput(f"sort_by must be one of {sorted(ASSISTANT_SORT_FIELDS)}")
+        return await self._storage.search_assistants(
+            graph_id=graph_id,
+            name=name,
+            metadata=metadata,
+            limit=limit,
+            offset=offset,
+            sort_by=sort_by,
+            sort_order=sort_order or "desc",
+        )
+
+    async def count(
+        self, *, graph_id: str | None, name: str | None, metadata: dict[str, Any] | None
+    ) -> int:
+        return await self._storage.count_assistants(graph_id=graph_id, name=name, metadata=metadata)
+
+    async def versions(
+        self, assistant_id: str, *, metadata: dict[str, Any] | None, limit: int, offset: int
+    ) -> list[dict[str, Any]]:
+        assistant = await self.get(assistant_id)
+        return await self._storage.list_assistant_versions(
+            assistant["assistant_id"], metadata=metadata, limit=limit, offset=offset
+        )
+
+    async def set_latest(self, assistant_id: str, version: int) -> dict[str, Any]:
+        assistant = await self.get(assistant_id)
+        updated = await self._storage.set_latest_assistant_version(
+            assistant["assistant_id"], version
+        )
+        if updated is None:
+            raise NotFound(f"Assistant {assistant_id} has no version {version}")
+        return updated
+
+    async def _graph_of(self, assistant: dict[str, Any]) -> Any:
+        if assistant["graph_id"] not in self._graphs:
+            raise NotFound(f"Graph {assistant['graph_id']!r} of this assistant is not served")
+        return await self._graphs.get(assistant["graph_id"], assistant["config"])
+
+    async def drawing(self, assistant_id: str, xray: bool | int) -> dict[str, Any]:
+        assistant = await self.get(assistant_id)
+        graph = await self._graph_of(assistant)
+        return await graph_drawing(graph, assistant["config"], xray)
+
+    async def schemas(self, assistant_id: str) -> dict[str, Any]:
+        assistant = await self.get(assistant_id)
+        graph = await self._graph_of(assistant)
+        return graph_schemas(graph, assistant["graph_id"])
+
+    async def subgraphs(
+        self, assistant_id: str, namespace: str | None, recurse: bool
+    ) -> dict[str, Any]:
+        assistant = await self.get(assistant_id)
+        graph = await self._graph_of(assistant)
+        return await subgraph_schemas(graph, assistant["graph_id"], namespace, recurse)

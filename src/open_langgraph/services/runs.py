@@ -1,0 +1,255 @@
+"""Runs: validating a request into a stored run, then waiting on, streaming or cancelling it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from open_langgraph.errors import Conflict, InvalidInput, NotFound, NotSupported
+from open_langgraph.runtime.broker import Broker
+from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.manager import RunHandle, RunManager, RunOutcome, new_run_record
+from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
+from open_langgraph.server.schemas import RunCreate
+from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.threads import check_uuid
+from open_langgraph.storage.base import Storage, StoredEvent, ThreadUpdate
+
+FINISHED = frozenset({"success", "error", "interrupted", "timeout"})
+
+
+def public_run(run: dict[str, Any]) -> dict[str, Any]:
+    """The API's `Run` object: the stored record without its private outcome fields."""
+    return {k: v for k, v in run.items() if k not in ("output", "error")}
+
+
+def _refuse_unsupported(payload: RunCreate) -> None:
+    if payload.webhook is not None:
+        raise NotSupported("webhook: run webhooks are not supported by this server yet")
+    if payload.feedback_keys:
+        raise NotSupported("feedback_keys: LangSmith feedback is not supported by this server")
+    if payload.langsmith_tracer is not None:
+        raise NotSupported("langsmith_tracer: LangSmith tracing is not supported by this server")
+    if payload.strict_resume:
+        raise NotSupported("strict_resume: not supported by this server yet")
+    if payload.input is not None and payload.command is not None:
+        raise InvalidInput("input and command: send one or the other, not both")
+
+
+class RunService:
+    def __init__(
+        self,
+        storage: Storage,
+        graphs: GraphRegistry,
+        manager: RunManager,
+        broker: Broker,
+        assistants: AssistantService,
+        default_config: dict[str, Any],
+    ) -> None:
+        self._storage = storage
+        self._graphs = graphs
+        self._manager = manager
+        self._broker = broker
+        self._assistants = assistants
+        self._default_config = default_config
+
+    # -- creating --------------------------------------------------------------------------
+    async def create(self, thread_id: str | None, payload: RunCreate) -> RunHandle:
+        """Validate and store a run, then hand it to the run manager."""
+        _refuse_unsupported(payload)
+        stream_modes = normalize_stream_modes(payload.stream_mode)
+        assistant = await self._assistants.get(payload.assistant_id)
+        graph_id = assistant["graph_id"]
+        if graph_id not in self._graphs:
+            raise NotFound(f"Graph {graph_id!r} of assistant {payload.assistant_id} is not served")
+
+        stateless = thread_id is None
+        run_id = str(uuid.uuid4())
+        metadata = dict(payload.metadata or {})
+        if stateless:
+            thread_id = str(uuid.uuid4())
+            await self._storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
+            thread = {"metadata": {}}
+        else:
+            assert thread_id is not None
+            check_uuid(thread_id, "thread ID")
+            found = await self._storage.get_thread(thread_id)
+            if found is None:
+                if payload.if_not_exists != "create":
+                    raise NotFound(f"Thread with ID {thread_id} not found")
+                found = await self._storage.create_thread(
+                    thread_id=thread_id, metadata={}, if_exists="do_nothing"
+                )
+            thread = found
+
+        checkpoint = payload.checkpoint.model_dump() if payload.checkpoint else None
+        if payload.checkpoint_id:
+            checkpoint = {**(checkpoint or {}), "checkpoint_id": payload.checkpoint_id}
+        config = build_run_config(
+            default_config=self._default_config,
+            assistant=assistant,
+            run_config=payload.config,
+            metadata={
+                **(thread.get("metadata") or {}),
+                **metadata,
+                "graph_id": graph_id,
+                "assistant_id": assistant["assistant_id"],
+                "run_attempt": 1,
+            },
+            run_id=run_id,
+            thread_id=thread_id,
+            checkpoint=checkpoint,
+        )
+        await self._check_graph_inputs(graph_id, config, payload, checkpoint)
+        if not stateless:
+            await self._manager.prepare_thread(thread_id, payload.multitask_strategy or "enqueue")
+
+        durability = payload.durability
+        if durability is None and payload.checkpoint_during is not None:
+            durability = "async" if payload.checkpoint_during else "exit"
+        kwargs = {
+            "input": payload.input,
+            "command": payload.command.model_dump(exclude_unset=True) if payload.command else None,
+            "config": config,
+            "context": {**(assistant.get("context") or {}), **(payload.context or {})},
+            "stream_mode": stream_modes,
+            "interrupt_before": payload.interrupt_before,
+            "interrupt_after": payload.interrupt_after,
+            "webhook": None,
+            "subgraphs": bool(payload.stream_subgraphs),
+            "resumable": bool(payload.stream_resumable),
+            "durability": durability,
+            "after_seconds": payload.after_seconds or 0,
+            "temporary": stateless,
+            "on_disconnect": payload.on_disconnect,
+        }
+        starts_now = self._manager.will_start_now(thread_id, payload.after_seconds or 0)
+        run = new_run_record(
+            run_id=run_id,
+            thread_id=thread_id,
+            assistant_id=assistant["assistant_id"],
+            metadata=metadata,
+            kwargs=kwargs,
+            multitask_strategy=payload.multitask_strategy or "enqueue",
+            status="running" if starts_now else "pending",
+        )
+        await self._storage.create_run(
+            run,
+            ThreadUpdate(
+                status="busy",
+                metadata={"graph_id": graph_id, "assistant_id": assistant["assistant_id"]},
+            ),
+        )
+        delete_after = stateless and (payload.on_completion or "delete") == "delete"
+        return self._manager.submit(run, started=starts_now, delete_thread_after=delete_after)
+
+    async def _check_graph_inputs(
+        self,
+        graph_id: str,
+        config: dict[str, Any],
+        payload: RunCreate,
+        checkpoint: dict[str, Any] | None,
+    ) -> None:
+        graph = await self._graphs.get(graph_id, config)
+        for field in ("interrupt_before", "interrupt_after"):
+            nodes = getattr(payload, field)
+            if isinstance(nodes, list):
+                unknown = [n for n in nodes if n not in graph.nodes]
+                if unknown:
+                    raise InvalidInput(
+                        f"{field}: unknown nodes {unknown}; the graph has {list(graph.nodes)}"
+                    )
+        if checkpoint and checkpoint.get("checkpoint_id"):
+            found = await self._storage.checkpointer.aget_tuple(
+                {
+                    "configurable": {
+                        "thread_id": config["configurable"]["thread_id"],
+                        "checkpoint_ns": checkpoint.get("checkpoint_ns") or "",
+                        "checkpoint_id": checkpoint["checkpoint_id"],
+                    }
+                }
+            )
+            if found is None:
+                raise NotFound(f"Checkpoint {checkpoint['checkpoint_id']} not found")
+
+    # -- reading ---------------------------------------------------------------------------
+    async def get(self, thread_id: str, run_id: str) -> dict[str, Any]:
+        check_uuid(thread_id, "thread ID")
+        check_uuid(run_id, "run ID")
+        run = await self._storage.get_run(run_id)
+        if run is None or run["thread_id"] != thread_id:
+            raise NotFound(f"Run {run_id} not found on thread {thread_id}")
+        return run
+
+    async def list(
+        self, thread_id: str, *, limit: int, offset: int, status: str | None
+    ) -> list[dict[str, Any]]:
+        check_uuid(thread_id, "thread ID")
+        if await self._storage.get_thread(thread_id) is None:
+            raise NotFound(f"Thread with ID {thread_id} not found")
+        runs = await self._storage.list_runs(
+            thread_id,
+            limit=limit,
+            offset=offset,
+            status=status,  # type: ignore[arg-type]
+        )
+        return [public_run(r) for r in runs]
+
+    async def delete(self, thread_id: str, run_id: str) -> None:
+        run = await self.get(thread_id, run_id)
+        if run["status"] not in FINISHED or self._manager.handle(run_id) is not None:
+            raise Conflict(f"Run {run_id} is {run['status']}; cancel it before deleting it")
+        await self._storage.delete_runs([run_id])
+
+    # -- waiting and streaming ---------------------------------------------------------------
+    async def outcome(self, thread_id: str, run_id: str) -> RunOutcome:
+        """Wait for the run to end (if it is ours and running) and return how it ended."""
+        run = await self.get(thread_id, run_id)
+        handle = self._manager.handle(run_id)
+        if handle is not None:
+            return await self._manager.wait(handle)
+        if run["status"] not in FINISHED:
+            raise Conflict(f"Run {run_id} is {run['status']} but no worker owns it")
+        return RunOutcome(run["status"], run["output"], run["error"])
+
+    async def events(self, run_id: str, after_seq: int) -> AsyncIterator[StoredEvent]:
+        """The run's events after `after_seq`: stored ones, then live ones while it runs."""
+        stream = self._broker.get(run_id)
+        if stream is not None:
+            async for event in stream.follow(after_seq):
+                yield event
+            return
+        for event in await self._storage.get_run_events(run_id, after_seq):
+            yield event
+
+    # -- cancelling ------------------------------------------------------------------------
+    async def cancel(self, thread_id: str, run_id: str, *, action: str, wait: bool) -> None:
+        run = await self.get(thread_id, run_id)
+        if self._manager.handle(run_id) is None:
+            raise Conflict(f"Run {run_id} is {run['status']}; there is nothing to cancel")
+        await self._manager.cancel(thread_id, [run_id], action=action, wait=wait)  # type: ignore[arg-type]
+
+    async def cancel_many(
+        self,
+        *,
+        thread_id: str | None,
+        run_ids: list[str] | None,
+        status: str | None,
+        action: str,
+    ) -> int:
+        if run_ids is None and thread_id is None and status is None:
+            raise InvalidInput("give run_ids, thread_id or status to choose the runs to cancel")
+        if run_ids is None:
+            chosen = [
+                h.run_id
+                for h in (
+                    self._manager.thread_runs(thread_id)
+                    if thread_id
+                    else self._manager.all_handles()
+                )
+                if status in (None, "all") or (status == "running") == (h.task is not None)
+            ]
+        else:
+            chosen = run_ids
+        return await self._manager.cancel(thread_id, chosen, action=action, wait=False)  # type: ignore[arg-type]

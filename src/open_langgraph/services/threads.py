@@ -1,0 +1,234 @@
+"""Threads: records, checkpointed state, history, state edits, copies and pruning."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from langgraph.pregel import Pregel
+
+from open_langgraph.errors import BadRequest, Conflict, InvalidInput, NotFound
+from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.manager import RunManager
+from open_langgraph.runtime.state import (
+    checkpoint_of,
+    empty_state,
+    snapshot_json,
+    thread_interrupts,
+)
+from open_langgraph.serde import to_jsonable
+from open_langgraph.storage.base import (
+    THREAD_SORT_FIELDS,
+    SortOrder,
+    Storage,
+    ThreadStatus,
+    ThreadUpdate,
+)
+
+
+def check_uuid(value: str, what: str) -> str:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        raise InvalidInput(f"Invalid {what} {value!r}: must be a UUID") from None
+    return value
+
+
+def _checkpoint_config(thread_id: str, checkpoint: dict[str, Any] | None) -> dict[str, Any]:
+    configurable: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": ""}
+    if checkpoint:
+        for key in ("checkpoint_id", "checkpoint_ns", "checkpoint_map"):
+            if checkpoint.get(key) is not None:
+                configurable[key] = checkpoint[key]
+    return {"configurable": configurable}
+
+
+class ThreadService:
+    def __init__(self, storage: Storage, graphs: GraphRegistry, runs: RunManager) -> None:
+        self._storage = storage
+        self._graphs = graphs
+        self._runs = runs
+
+    async def get(self, thread_id: str) -> dict[str, Any]:
+        check_uuid(thread_id, "thread ID")
+        thread = await self._storage.get_thread(thread_id)
+        if thread is None:
+            raise NotFound(f"Thread with ID {thread_id} not found")
+        return thread
+
+    async def create(
+        self,
+        *,
+        thread_id: str | None,
+        metadata: dict[str, Any] | None,
+        if_exists: Literal["raise", "do_nothing"],
+    ) -> dict[str, Any]:
+        if thread_id is not None:
+            check_uuid(thread_id, "thread ID")
+        return await self._storage.create_thread(
+            thread_id=thread_id or str(uuid.uuid4()),
+            metadata=metadata or {},
+            if_exists=if_exists,
+        )
+
+    async def patch(self, thread_id: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        check_uuid(thread_id, "thread ID")
+        thread = await self._storage.patch_thread(thread_id, metadata)
+        if thread is None:
+            raise NotFound(f"Thread with ID {thread_id} not found")
+        return thread
+
+    async def delete(self, thread_id: str) -> None:
+        await self.get(thread_id)
+        active = [h.run_id for h in self._runs.thread_runs(thread_id)]
+        if active:
+            await self._runs.cancel(thread_id, active, action="interrupt", wait=True)
+        if not await self._storage.delete_thread(thread_id):
+            raise NotFound(f"Thread with ID {thread_id} not found")
+
+    async def search(
+        self,
+        *,
+        ids: Sequence[str] | None,
+        metadata: dict[str, Any] | None,
+        values: dict[str, Any] | None,
+        status: ThreadStatus | None,
+        limit: int,
+        offset: int,
+        sort_by: str | None,
+        sort_order: SortOrder | None,
+    ) -> list[dict[str, Any]]:
+        sort_by = sort_by or "created_at"
+        if sort_by not in THREAD_SORT_FIELDS:
+            raise InvalidInput(f"sort_by must be one of {sorted(THREAD_SORT_FIELDS)}")
+        return await self._storage.search_threads(
+            ids=ids,
+            metadata=metadata,
+            values=values,
+            status=status,
+            limit=limit,
+            offset=offset,
+            sort_by=sort_by,
+            sort_order=sort_order or "desc",
+        )
+
+    async def count(
+        self,
+        *,
+        metadata: dict[str, Any] | None,
+        values: dict[str, Any] | None,
+        status: ThreadStatus | None,
+    ) -> int:
+        return await self._storage.count_threads(metadata=metadata, values=values, status=status)
+
+    async def copy(self, thread_id: str) -> dict[str, Any]:
+        await self.get(thread_id)
+        copied = await self._storage.copy_thread(thread_id, str(uuid.uuid4()))
+        if copied is None:
+            raise NotFound(f"Thread with ID {thread_id} not found")
+        return copied
+
+    async def prune(
+        self, thread_ids: Sequence[str], strategy: Literal["delete", "keep_latest"]
+    ) -> int:
+        for thread_id in thread_ids:
+            check_uuid(thread_id, "thread ID")
+            if self._runs.is_busy(thread_id):
+                raise Conflict(f"Thread {thread_id} has runs in progress; cancel them first")
+        return await self._storage.prune_threads(thread_ids, strategy)
+
+    # -- state -----------------------------------------------------------------------------
+    async def _graph_for(self, thread: dict[str, Any]) -> Pregel | None:
+        graph_id = (thread.get("metadata") or {}).get("graph_id")
+        if graph_id is None:
+            return None
+        if graph_id not in self._graphs:
+            raise NotFound(f"Graph {graph_id!r} of this thread is not served")
+        return await self._graphs.get(
+            graph_id, {"configurable": {"thread_id": thread["thread_id"]}}
+        )
+
+    async def state(
+        self, thread_id: str, checkpoint: dict[str, Any] | None, subgraphs: bool
+    ) -> dict[str, Any]:
+        thread = await self.get(thread_id)
+        graph = await self._graph_for(thread)
+        if graph is None:
+            if checkpoint and checkpoint.get("checkpoint_id"):
+                raise NotFound(f"Checkpoint {checkpoint['checkpoint_id']} not found")
+            return empty_state()
+        snapshot = await graph.aget_state(
+            _checkpoint_config(thread_id, checkpoint), subgraphs=subgraphs
+        )
+        if snapshot.created_at is None:
+            if checkpoint and checkpoint.get("checkpoint_id"):
+                raise NotFound(f"Checkpoint {checkpoint['checkpoint_id']} not found")
+            return empty_state()
+        return snapshot_json(snapshot)
+
+    async def history(
+        self,
+        thread_id: str,
+        *,
+        limit: int,
+        before: dict[str, Any] | str | None,
+        metadata: dict[str, Any] | None,
+        checkpoint: dict[str, Any] | None,
+    ) -> list[dict[str, Any]]:
+        thread = await self.get(thread_id)
+        graph = await self._graph_for(thread)
+        if graph is None:
+            return []
+        if isinstance(before, str):
+            before = {"checkpoint_id": before}
+        states = []
+        async for snapshot in graph.aget_state_history(
+            _checkpoint_config(thread_id, checkpoint),
+            limit=limit,
+            before=_checkpoint_config(thread_id, before) if before else None,
+            filter=metadata or None,
+        ):
+            states.append(snapshot_json(snapshot))
+        return states
+
+    async def update_state(
+        self,
+        thread_id: str,
+        *,
+        values: Any,
+        as_node: str | None,
+        checkpoint: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        thread = await self.get(thread_id)
+        if self._runs.is_busy(thread_id):
+            raise Conflict(f"Thread {thread_id} is busy with a run; wait for it to finish")
+        graph = await self._graph_for(thread)
+        if graph is None:
+            raise BadRequest(
+                f"Thread {thread_id} has no graph yet: start a run on it before editing its state"
+            )
+        if as_node is not None and as_node not in graph.nodes:
+            raise BadRequest(f"Node {as_node!r} does not exist; nodes are {list(graph.nodes)}")
+        try:
+            config = await graph.aupdate_state(
+                _checkpoint_config(thread_id, checkpoint), values, as_node=as_node
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BadRequest(f"cannot update the state: {exc}") from exc
+        snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
+        await self._storage.update_thread(
+            thread_id,
+            ThreadUpdate(
+                status="interrupted" if snapshot.next else "idle",
+                values=to_jsonable(snapshot.values),
+                interrupts=thread_interrupts(snapshot),
+                state_updated=True,
+            ),
+        )
+        checkpoint_json = checkpoint_of(config)
+        return {
+            "checkpoint": checkpoint_json,
+            "configurable": checkpoint_json,
+            "checkpoint_id": checkpoint_json["checkpoint_id"] if checkpoint_json else None,
+        }

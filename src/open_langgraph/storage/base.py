@@ -1,0 +1,237 @@
+"""The persistence interface every backend implements, so routers and the runtime never see SQL.
+
+Records are plain dicts shaped like the LangGraph Platform API objects (`Assistant`, `Thread`,
+`Run`), so the server can return them without another conversion step.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
+RunStatus = Literal["pending", "running", "error", "success", "timeout", "interrupted"]
+SortOrder = Literal["asc", "desc"]
+
+ASSISTANT_SORT_FIELDS = frozenset({"assistant_id", "graph_id", "name", "created_at", "updated_at"})
+THREAD_SORT_FIELDS = frozenset(
+    {"thread_id", "status", "created_at", "updated_at", "state_updated_at"}
+)
+
+
+def utc_now() -> str:
+    """Timestamps are ISO-8601 strings in UTC, as LangGraph Platform returns them."""
+    return datetime.now(UTC).isoformat()
+
+
+class _Unset:
+    """Marks a field an update leaves as it is (None is a value)."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+
+@dataclass(slots=True)
+class ThreadUpdate:
+    """What a run or a state edit changes on a thread row; UNSET fields stay as they are."""
+
+    status: ThreadStatus | None = None
+    values: Any = UNSET
+    interrupts: dict[str, Any] | None = None
+    error: Any = UNSET
+    metadata: dict[str, Any] | None = None
+    state_updated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event of a run's stream, with its per-run monotonically increasing id."""
+
+    seq: int
+    event: str
+    data: bytes
+
+
+class Storage(abc.ABC):
+    """Assistants, threads, runs, run events, plus the LangGraph checkpointer they share."""
+
+    checkpointer: BaseCheckpointSaver
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def setup(self) -> None:
+        """Create or migrate the schema; idempotent."""
+
+    @abc.abstractmethod
+    async def close(self) -> None: ...
+
+    # -- assistants ------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def create_assistant(
+        self,
+        *,
+        assistant_id: str,
+        graph_id: str,
+        config: dict[str, Any],
+        context: dict[str, Any],
+        metadata: dict[str, Any],
+        name: str,
+        description: str | None,
+        if_exists: Literal["raise", "do_nothing"],
+    ) -> dict[str, Any]:
+        """Insert version 1 of an assistant; raises `Conflict` if it exists and if_exists=raise."""
+
+    @abc.abstractmethod
+    async def get_assistant(self, assistant_id: str) -> dict[str, Any] | None: ...
+
+    @abc.abstractmethod
+    async def patch_assistant(
+        self, assistant_id: str, changes: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """Write a new version with `changes` applied (metadata merges) and make it latest."""
+
+    @abc.abstractmethod
+    async def delete_assistant(self, assistant_id: str) -> bool: ...
+
+    @abc.abstractmethod
+    async def search_assistants(
+        self,
+        *,
+        graph_id: str | None,
+        name: str | None,
+        metadata: dict[str, Any] | None,
+        limit: int,
+        offset: int,
+        sort_by: str,
+        sort_order: SortOrder,
+    ) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    async def count_assistants(
+        self, *, graph_id: str | None, name: str | None, metadata: dict[str, Any] | None
+    ) -> int: ...
+
+    @abc.abstractmethod
+    async def list_assistant_versions(
+        self, assistant_id: str, *, metadata: dict[str, Any] | None, limit: int, offset: int
+    ) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    async def set_latest_assistant_version(
+        self, assistant_id: str, version: int
+    ) -> dict[str, Any] | None:
+        """Point the assistant at an existing version; None if assistant or version is missing."""
+
+    # -- threads ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def create_thread(
+        self,
+        *,
+        thread_id: str,
+        metadata: dict[str, Any],
+        if_exists: Literal["raise", "do_nothing"],
+    ) -> dict[str, Any]: ...
+
+    @abc.abstractmethod
+    async def get_thread(self, thread_id: str) -> dict[str, Any] | None: ...
+
+    @abc.abstractmethod
+    async def patch_thread(
+        self, thread_id: str, metadata: dict[str, Any]
+    ) -> dict[str, Any] | None: ...
+
+    @abc.abstractmethod
+    async def delete_thread(self, thread_id: str) -> bool:
+        """Delete the thread with its runs, their events and its checkpoints."""
+
+    @abc.abstractmethod
+    async def search_threads(
+        self,
+        *,
+        ids: Sequence[str] | None,
+        metadata: dict[str, Any] | None,
+        values: dict[str, Any] | None,
+        status: ThreadStatus | None,
+        limit: int,
+        offset: int,
+        sort_by: str,
+        sort_order: SortOrder,
+    ) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    async def count_threads(
+        self,
+        *,
+        metadata: dict[str, Any] | None,
+        values: dict[str, Any] | None,
+        status: ThreadStatus | None,
+    ) -> int: ...
+
+    @abc.abstractmethod
+    async def update_thread(self, thread_id: str, update: ThreadUpdate) -> None: ...
+
+    @abc.abstractmethod
+    async def copy_thread(self, thread_id: str, new_thread_id: str) -> dict[str, Any] | None:
+        """Copy the thread row and all its checkpoints under a new id."""
+
+    @abc.abstractmethod
+    async def prune_threads(
+        self, thread_ids: Sequence[str], strategy: Literal["delete", "keep_latest"]
+    ) -> int: ...
+
+    # -- runs ------------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def create_run(self, run: dict[str, Any], thread_update: ThreadUpdate) -> None:
+        """Insert a run and mark its thread (busy, graph metadata) in one transaction."""
+
+    @abc.abstractmethod
+    async def get_run(self, run_id: str) -> dict[str, Any] | None:
+        """The API record plus the private `output` and `error` fields."""
+
+    @abc.abstractmethod
+    async def list_runs(
+        self, thread_id: str, *, limit: int, offset: int, status: RunStatus | None
+    ) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    async def delete_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete runs with their events (checkpoints stay; rollback removes those)."""
+
+    @abc.abstractmethod
+    async def finish_run(
+        self,
+        run_id: str,
+        *,
+        status: RunStatus,
+        output: Any,
+        error: dict[str, Any] | None,
+        events: Sequence[StoredEvent],
+        thread_update: ThreadUpdate | None,
+    ) -> None:
+        """Record a run's outcome, its unstored events and its thread's new state at once."""
+
+    @abc.abstractmethod
+    async def set_run_status(self, run_id: str, status: RunStatus) -> None: ...
+
+    @abc.abstractmethod
+    async def append_run_events(self, run_id: str, events: Sequence[StoredEvent]) -> None: ...
+
+    @abc.abstractmethod
+    async def get_run_events(self, run_id: str, after_seq: int = -1) -> list[StoredEvent]: ...
+
+    @abc.abstractmethod
+    async def runs_in_flight(self) -> list[dict[str, Any]]:
+        """Runs left `pending` or `running`, oldest first: what a restart must settle."""
+
+    # -- checkpoints beyond the saver's own API ---------------------------------------------
+    @abc.abstractmethod
+    async def delete_checkpoints_of_runs(self, thread_id: str, run_ids: Sequence[str]) -> None:
+        """Remove the checkpoints (and their writes) that `run_ids` created: rollback."""

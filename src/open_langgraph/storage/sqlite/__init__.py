@@ -1,0 +1,119 @@
+"""The embedded backend: one SQLite file holding LangGraph's checkpoints and our own tables."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiosqlite
+
+from open_langgraph.storage.base import Storage
+from open_langgraph.storage.filters import json_contains
+from open_langgraph.storage.sqlite.assistants import AssistantsMixin
+from open_langgraph.storage.sqlite.runs import RunsMixin
+from open_langgraph.storage.sqlite.threads import ThreadsMixin
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS olg_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS assistants (
+    assistant_id TEXT PRIMARY KEY,
+    graph_id TEXT NOT NULL,
+    config TEXT NOT NULL,
+    context TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    version INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS assistants_graph ON assistants (graph_id);
+CREATE TABLE IF NOT EXISTS assistant_versions (
+    assistant_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    graph_id TEXT NOT NULL,
+    config TEXT NOT NULL,
+    context TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (assistant_id, version)
+);
+CREATE TABLE IF NOT EXISTS threads (
+    thread_id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    state_updated_at TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    status TEXT NOT NULL,
+    config TEXT NOT NULL,
+    state_values TEXT,
+    interrupts TEXT NOT NULL,
+    error TEXT
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL,
+    assistant_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    status TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    kwargs TEXT NOT NULL,
+    multitask_strategy TEXT NOT NULL,
+    output TEXT,
+    error TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_thread ON runs (thread_id, created_at);
+CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
+CREATE TABLE IF NOT EXISTS run_events (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+"""
+
+
+class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, Storage):
+    """Storage in one SQLite file, by default `./.olg/olg.db`."""
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def from_path(cls, path: str | Path) -> AsyncIterator[SqliteStorage]:
+        """Open (creating if needed) the database file and set up its schema."""
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(str(path))
+        storage = cls(conn)
+        try:
+            await storage.setup()
+            yield storage
+        finally:
+            await storage.close()
+
+    async def setup(self) -> None:
+        # WAL with synchronous=NORMAL: a committed transaction survives a killed process,
+        # and a commit does not wait for fsync.
+        await self.conn.execute("PRAGMA journal_mode=WAL")
+        await self.conn.execute("PRAGMA synchronous=NORMAL")
+        await self.conn.execute("PRAGMA busy_timeout=10000")
+        await self.conn.create_function("olg_json_contains", 2, json_contains, deterministic=True)
+        await self.conn.executescript(_SCHEMA)
+        await self.conn.execute(
+            "INSERT OR IGNORE INTO olg_meta (key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        await self.conn.commit()
+        await self.checkpointer.setup()
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+
+__all__ = ["SqliteStorage"]
