@@ -91,6 +91,8 @@ def load_config(path: Path) -> AppConfig:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ConfigError(path, "(file)", f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, "(file)", f"is not UTF-8 text: {exc.reason}") from exc
     except OSError as exc:
         raise ConfigError(path, "(file)", f"cannot be read: {exc.strerror}") from exc
     if not isinstance(raw, dict):
@@ -106,7 +108,11 @@ def load_config(path: Path) -> AppConfig:
         # Keys of langgraph.json that only matter to LangGraph's docker build; accepted so
         # that an existing langgraph.json is served unchanged.
         "python_version",
+        "api_version",
+        "base_image",
         "pip_config_file",
+        "pip_installer",
+        "keep_pkg_tools",
         "dockerfile_lines",
         "image_distro",
         "store",
@@ -212,6 +218,11 @@ def _parse_cors(path: Path, value: Any) -> CorsConfig | None:
             isinstance(cors[name], list) and all(isinstance(v, str) for v in cors[name])
         ):
             raise ConfigError(path, f"http.cors.{name}", "must be a list of strings")
+    if "allow_credentials" in cors and not isinstance(cors["allow_credentials"], bool):
+        raise ConfigError(path, "http.cors.allow_credentials", "must be true or false")
+    max_age = cors.get("max_age", 0)
+    if not isinstance(max_age, int) or isinstance(max_age, bool) or max_age < 0:
+        raise ConfigError(path, "http.cors.max_age", "must be a non-negative integer (seconds)")
     return CorsConfig(**cors)
 
 
@@ -221,4 +232,10 @@ def _parse_default_config(path: Path, value: Any) -> dict[str, Any]:
     limit = value.get("recursion_limit")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise ConfigError(path, "default_config.recursion_limit", "must be a positive integer")
+    for name in ("configurable", "metadata"):
+        if name in value and not isinstance(value[name], dict):
+            raise ConfigError(path, f"default_config.{name}", "must be an object")
+    tags = value.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise ConfigError(path, "default_config.tags", "must be a list of strings")
     return value

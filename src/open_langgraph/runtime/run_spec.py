@@ -31,15 +31,25 @@ RESERVED_CONFIGURABLE = ("thread_id", "run_id", "assistant_id", "graph_id")
 
 
 def merge_configs(*configs: dict[str, Any] | None) -> dict[str, Any]:
-    """Later configs win; `configurable` and `metadata` merge key by key, tags concatenate."""
+    """Later configs win; `configurable` and `metadata` merge key by key, tags concatenate.
+
+    A `null` `configurable`, `metadata` or `tags` counts as absent; any other non-object
+    `configurable`/`metadata` or non-list `tags` is `InvalidInput`.
+    """
     merged: dict[str, Any] = {}
     for config in configs:
         if not config:
             continue
         for key, value in config.items():
-            if key in ("configurable", "metadata") and isinstance(value, dict):
+            if key in ("configurable", "metadata", "tags") and value is None:
+                continue
+            if key in ("configurable", "metadata"):
+                if not isinstance(value, dict):
+                    raise InvalidInput(f"config.{key} must be an object, got {value!r:.50}")
                 merged[key] = {**merged.get(key, {}), **copy.deepcopy(value)}
-            elif key == "tags" and isinstance(value, list):
+            elif key == "tags":
+                if not isinstance(value, list):
+                    raise InvalidInput(f"config.tags must be a list, got {value!r:.50}")
                 merged[key] = [*merged.get(key, []), *value]
             else:
                 merged[key] = copy.deepcopy(value)

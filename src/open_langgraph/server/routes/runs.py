@@ -115,8 +115,9 @@ async def join_run_stream(
         except ValueError:
             raise InvalidInput("Last-Event-ID must be an event id (an integer) or -1") from None
     events = services.runs.events(run_id, after)
-    if stream_mode:
-        wanted = set(stream_mode) | {"metadata", "error"}
+    modes = [mode for mode in stream_mode or () if mode]  # the SDK sends `stream_mode=` for none
+    if modes:
+        wanted = {"messages" if m == "messages-tuple" else m for m in modes} | {"metadata", "error"}
         events = _only_modes(events, wanted)
 
     async def on_disconnect() -> None:

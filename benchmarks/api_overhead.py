@@ -1,0 +1,815 @@
+"""Compare the API overhead of Open LangGraph (`olg serve`) with the reference `langgraph dev`.
+
+Both servers serve the same trivial two-node graph, so whatever time a run takes is the server's
+own cost: HTTP handling, run creation, queueing, checkpointing and streaming. Both run side by
+side on free loopback ports and are driven, one after the other, by the official async
+`langgraph_sdk` client, because that client is what users of either server call.
+
+Run it with the project's virtualenv, for example::
+
+    .venv/bin/python benchmarks/api_overhead.py --iterations 200 --duration 10 --json out.json
+
+The reference server lives in its own virtualenv (created on first use) so that its pinned
+dependencies never mix with the project's. See benchmarks/README.md for what each figure means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, Literal
+
+import httpx
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+
+BENCH_DIR = Path(__file__).resolve().parent
+GRAPH_DIR = BENCH_DIR / "bench_graph"
+OURS_CONFIG = GRAPH_DIR / "open_langgraph.json"
+# `langgraph dev` keeps its in-memory state here between restarts; we wipe it so that every run
+# starts from an empty server, as ours does with its fresh database.
+REF_STATE_DIR = GRAPH_DIR / ".langgraph_api"
+DEFAULT_REF_VENV = BENCH_DIR / ".ref-venv"
+REF_REQUIREMENTS = ("langgraph-cli[inmem]==0.4.40", "langgraph-api==0.16.7")
+# Written into the reference venv after a successful install, so a changed pin reinstalls.
+REF_MARKER = ".bench-requirements"
+
+GRAPH_ID = "bench"
+RUN_INPUT: dict[str, Any] = {"count": 0}
+EXPECTED_COUNT = 2
+HOST = "127.0.0.1"
+MAX_ERROR_EXAMPLES = 5
+# A pause after a failed request so a broken server is not hammered in a tight loop.
+ERROR_BACKOFF_S = 0.05
+
+ServerKey = Literal["ours", "ref"]
+RowKind = Literal["latency", "throughput", "count"]
+SERVER_LABELS: dict[ServerKey, str] = {"ours": "ours", "ref": "langgraph dev"}
+
+
+# --------------------------------------------------------------------------------------------
+# Progress output
+# --------------------------------------------------------------------------------------------
+
+
+def progress(message: str) -> None:
+    """Report what is running on stderr, so stdout holds only the final table."""
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear-interpolated percentile (numpy's default), or None when nothing succeeded."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100.0
+    low, high = math.floor(position), math.ceil(position)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def to_ms(seconds: float | None) -> float | None:
+    """Seconds to milliseconds, keeping None for 'no data'."""
+    return None if seconds is None else round(seconds * 1000.0, 3)
+
+
+@dataclass
+class Sample:
+    """Latencies of successful operations plus a count of failed ones.
+
+    Failures are kept apart so a fast error never flatters the latency figures.
+    """
+
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    error_examples: list[str] = field(default_factory=list)
+
+    def add(self, seconds: float) -> None:
+        self.latencies.append(seconds)
+
+    def fail(self, exc: BaseException) -> None:
+        self.errors += 1
+        if len(self.error_examples) < MAX_ERROR_EXAMPLES:
+            self.error_examples.append(f"{type(exc).__name__}: {exc}"[:300])
+
+
+@dataclass
+class LatencySummary:
+    """What the report and the JSON file say about one latency phase."""
+
+    count: int
+    errors: int
+    p50_ms: float | None
+    p95_ms: float | None
+    mean_ms: float | None
+    min_ms: float | None
+    max_ms: float | None
+    error_examples: list[str]
+
+
+def summarize(sample: Sample) -> LatencySummary:
+    """Reduce a sample to the figures we report."""
+    values = sample.latencies
+    return LatencySummary(
+        count=len(values),
+        errors=sample.errors,
+        p50_ms=to_ms(percentile(values, 50)),
+        p95_ms=to_ms(percentile(values, 95)),
+        mean_ms=to_ms(sum(values) / len(values) if values else None),
+        min_ms=to_ms(min(values) if values else None),
+        max_ms=to_ms(max(values) if values else None),
+        error_examples=sample.error_examples,
+    )
+
+
+@dataclass
+class ThroughputSummary:
+    """Completed correct runs per second under concurrent load, and their latency."""
+
+    workers: int
+    duration_s: float
+    elapsed_s: float
+    runs_per_s: float
+    latency: LatencySummary
+
+
+# --------------------------------------------------------------------------------------------
+# One benchmark operation
+# --------------------------------------------------------------------------------------------
+
+
+class WrongResultError(Exception):
+    """A run finished but did not produce count == 2; counted as an error, like a failure."""
+
+
+def check_result(result: Any) -> None:
+    """Raise unless the run's final state is the one the graph must produce."""
+    if not isinstance(result, dict) or result.get("count") != EXPECTED_COUNT:
+        raise WrongResultError(f"expected count == {EXPECTED_COUNT}, got {result!r}"[:300])
+
+
+async def wait_run(client: LangGraphClient) -> float:
+    """One thread create + `runs.wait`, timed together because a real caller pays for both."""
+    start = time.perf_counter()
+    thread = await client.threads.create()
+    result = await client.runs.wait(thread["thread_id"], GRAPH_ID, input=RUN_INPUT)
+    elapsed = time.perf_counter() - start
+    check_result(result)
+    return elapsed
+
+
+async def stream_first_event(client: LangGraphClient) -> float:
+    """Time from `runs.stream` to its first chunk; the thread is created outside the timing.
+
+    The whole stream is still consumed and its last `values` event checked, so a stream that
+    starts fast but ends wrong counts as an error.
+    """
+    thread = await client.threads.create()
+    start = time.perf_counter()
+    first: float | None = None
+    final: Any = None
+    stream = client.runs.stream(
+        thread["thread_id"], GRAPH_ID, input=RUN_INPUT, stream_mode="values"
+    )
+    async for chunk in stream:
+        if first is None:
+            first = time.perf_counter() - start
+        if chunk.event == "error":
+            raise RuntimeError(f"error event: {chunk.data!r}"[:300])
+        if chunk.event == "values":
+            final = chunk.data
+    if first is None:
+        raise RuntimeError("stream ended without any event")
+    check_result(final)
+    return first
+
+
+async def record(sample: Sample, operation: Awaitable[float], timeout: float) -> None:
+    """Run one timed operation under a deadline and file its outcome in `sample`."""
+    try:
+        seconds = await asyncio.wait_for(operation, timeout)
+    except Exception as exc:  # any failure is a data point, not a reason to stop measuring
+        sample.fail(exc)
+        await asyncio.sleep(ERROR_BACKOFF_S)
+    else:
+        sample.add(seconds)
+
+
+# --------------------------------------------------------------------------------------------
+# Benchmark phases
+# --------------------------------------------------------------------------------------------
+
+
+def make_client(url: str, timeout: float) -> LangGraphClient:
+    """An SDK client for `url`; api_key=None so nothing from the environment is sent."""
+    return get_client(url=url, api_key=None, timeout=timeout)
+
+
+async def repeat(
+    label: str,
+    iterations: int,
+    operation: Callable[[], Awaitable[float]],
+    timeout: float,
+) -> Sample:
+    """Run `operation` sequentially a fixed number of times, reporting progress every 10%."""
+    sample = Sample()
+    step = max(1, iterations // 10)
+    for index in range(1, iterations + 1):
+        await record(sample, operation(), timeout)
+        if index % step == 0 or index == iterations:
+            progress(f"{label}: {index}/{iterations} done, {sample.errors} errors")
+    return sample
+
+
+async def throughput_worker(url: str, deadline: float, sample: Sample, timeout: float) -> None:
+    """One concurrent client starting runs until the deadline; its own client, its own pool."""
+    client = make_client(url, timeout)
+    try:
+        while time.perf_counter() < deadline:
+            await record(sample, wait_run(client), timeout)
+    finally:
+        await client.aclose()
+
+
+async def measure_throughput(
+    url: str, workers: int, duration: float, timeout: float
+) -> ThroughputSummary:
+    """Keep `workers` clients busy for `duration` seconds and count correct runs per second.
+
+    Runs in flight at the deadline are allowed to finish and the elapsed time includes them,
+    so the rate is never inflated by work that was started but not paid for.
+    """
+    sample = Sample()
+    start = time.perf_counter()
+    deadline = start + duration
+    tasks = [throughput_worker(url, deadline, sample, timeout) for _ in range(workers)]
+    await asyncio.gather(*tasks)
+    elapsed = time.perf_counter() - start
+    return ThroughputSummary(
+        workers=workers,
+        duration_s=duration,
+        elapsed_s=round(elapsed, 3),
+        runs_per_s=round(len(sample.latencies) / elapsed, 3),
+        latency=summarize(sample),
+    )
+
+
+@dataclass
+class Measurements:
+    """Everything measured against one healthy server."""
+
+    warmup_errors: int
+    wait: LatencySummary
+    stream_first_event: LatencySummary
+    throughput: ThroughputSummary
+
+
+async def measure_server(label: str, url: str, args: argparse.Namespace) -> Measurements:
+    """Warm up, then run the three phases in order against one server."""
+    client = make_client(url, args.request_timeout)
+    try:
+        progress(f"{label}: warm-up ({args.warmup} runs.wait + {args.warmup} streams)")
+        timeout = args.request_timeout
+        warm = await repeat(f"{label} warm-up wait", args.warmup, lambda: wait_run(client), timeout)
+        warm_stream = await repeat(
+            f"{label} warm-up stream", args.warmup, lambda: stream_first_event(client), timeout
+        )
+        progress(f"{label}: sequential runs.wait x{args.iterations}")
+        wait = await repeat(
+            f"{label} runs.wait", args.iterations, lambda: wait_run(client), args.request_timeout
+        )
+        progress(f"{label}: stream time-to-first-event x{args.iterations}")
+        stream = await repeat(
+            f"{label} stream",
+            args.iterations,
+            lambda: stream_first_event(client),
+            args.request_timeout,
+        )
+    finally:
+        await client.aclose()
+    progress(f"{label}: throughput, {args.concurrency} clients for {args.duration:g}s")
+    throughput = await measure_throughput(
+        url, args.concurrency, args.duration, args.request_timeout
+    )
+    progress(f"{label}: {throughput.runs_per_s:.1f} runs/s, {throughput.latency.errors} errors")
+    return Measurements(
+        warmup_errors=warm.errors + warm_stream.errors,
+        wait=summarize(wait),
+        stream_first_event=summarize(stream),
+        throughput=throughput,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Server processes
+# --------------------------------------------------------------------------------------------
+
+
+_PORTS_HANDED_OUT: set[int] = set()
+
+
+def free_port() -> int:
+    """Ask the kernel for an unused loopback port; port 2024 is often taken, so never assume.
+
+    Ports already given to the other server are skipped, since both are picked before either
+    binds its port.
+    """
+    for _ in range(20):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((HOST, 0))
+            port = int(sock.getsockname()[1])
+        if port not in _PORTS_HANDED_OUT:
+            _PORTS_HANDED_OUT.add(port)
+            return port
+    raise RuntimeError("could not find a free loopback port")
+
+
+def tail(path: Path, lines: int = 30) -> str:
+    """The end of a log file, for explaining why a server did not come up."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+class ServerStartError(Exception):
+    """The server could not be started or never answered its health check."""
+
+
+@dataclass
+class ServerProcess:
+    """One server under test, started in its own process group so it can be stopped whole."""
+
+    key: ServerKey
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    port: int
+    log_dir: Path
+    proc: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def stdout_path(self) -> Path:
+        return self.log_dir / f"{self.key}.stdout.log"
+
+    @property
+    def stderr_path(self) -> Path:
+        return self.log_dir / f"{self.key}.stderr.log"
+
+    def start(self) -> None:
+        """Launch without waiting; a missing executable becomes a start error, not a crash."""
+        progress(f"{self.key}: starting {' '.join(self.argv)} (cwd {self.cwd})")
+        self.started_at = time.monotonic()
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            try:
+                self.proc = subprocess.Popen(
+                    self.argv,
+                    cwd=self.cwd,
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,  # Ctrl-C reaches us only; we stop it in order
+                )
+            except OSError as exc:
+                raise ServerStartError(f"cannot run {self.argv[0]}: {exc}") from exc
+
+    def wait_healthy(self, timeout: float) -> None:
+        """Poll GET /ok until 200, the process exits, or `timeout` passes since start."""
+        deadline = self.started_at + timeout
+        with httpx.Client(trust_env=False, timeout=2.0) as http:
+            while time.monotonic() < deadline:
+                if self.proc is None or self.proc.poll() is not None:
+                    code = None if self.proc is None else self.proc.returncode
+                    raise ServerStartError(f"exited with code {code} before becoming healthy")
+                with contextlib.suppress(httpx.HTTPError):
+                    if http.get(f"{self.url}/ok").status_code == 200:
+                        progress(f"{self.key}: healthy at {self.url}")
+                        return
+                time.sleep(0.25)
+        raise ServerStartError(f"GET /ok did not return 200 within {timeout:g}s")
+
+    def failure_log(self) -> str:
+        """The server's stderr (or stdout if stderr is empty), to show why it failed."""
+        return tail(self.stderr_path) or tail(self.stdout_path)
+
+    def stop(self, grace: float = 10.0) -> None:
+        """SIGTERM the process group, then SIGKILL it if it is still there after `grace`."""
+        if self.proc is None:
+            return
+        pgid = self.proc.pid  # its own session, so the group id is its pid
+        if self.proc.poll() is None:
+            progress(f"{self.key}: stopping (pid {pgid})")
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                progress(f"{self.key}: did not stop within {grace:g}s, killing")
+        # Kill whatever is left of the group, e.g. workers that outlived their parent.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+
+
+def base_env() -> dict[str, str]:
+    """The servers' environment: ours, minus anything that would make them call out."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+            "LANGSMITH_TRACING": "false",
+            "LANGCHAIN_TRACING_V2": "false",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+def ours_server(olg: Path, tmp: Path, log_dir: Path) -> ServerProcess:
+    """`olg serve` with a fresh SQLite database in the temporary directory."""
+    port = free_port()
+    argv = [str(olg), "serve", "--host", HOST, "--port", str(port)]
+    argv += ["--config", str(OURS_CONFIG), "--db", str(tmp / "olg.db")]
+    return ServerProcess("ours", argv, BENCH_DIR.parent, base_env(), port, log_dir)
+
+
+def ref_server(ref_venv: Path, log_dir: Path) -> ServerProcess:
+    """`langgraph dev` from its own virtualenv, run in the graph folder where langgraph.json is.
+
+    --no-reload because it would otherwise watch the folder; our logs go to `log_dir`, never
+    into the graph folder.
+    """
+    port = free_port()
+    argv = [str(ref_venv / "bin" / "langgraph"), "dev", "--no-browser", "--no-reload"]
+    argv += ["--host", HOST, "--port", str(port)]
+    return ServerProcess("ref", argv, GRAPH_DIR, base_env(), port, log_dir)
+
+
+# --------------------------------------------------------------------------------------------
+# Reference virtualenv
+# --------------------------------------------------------------------------------------------
+
+
+def ref_venv_ready(venv: Path) -> bool:
+    """True when the venv exists and was installed with exactly the pinned requirements."""
+    marker = venv / REF_MARKER
+    langgraph = venv / "bin" / "langgraph"
+    if not (langgraph.exists() and marker.exists()):
+        return False
+    return marker.read_text(encoding="utf-8").split() == list(REF_REQUIREMENTS)
+
+
+def run_logged(argv: list[str], log: Path, timeout: float) -> None:
+    """Run an install step, its output appended to `log`; on failure show the log's end."""
+    with log.open("ab") as out:
+        try:
+            subprocess.run(argv, stdout=out, stderr=out, timeout=timeout, check=True)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+            raise SystemExit(f"install step failed: {exc}\n--- {log} ---\n{tail(log)}") from exc
+
+
+def ensure_ref_venv(venv: Path) -> None:
+    """Create the reference server's own virtualenv once, so its pins never touch the project."""
+    if ref_venv_ready(venv):
+        return
+    python3 = shutil.which("python3") or sys.executable
+    progress(
+        f"installing the reference server into {venv} ({', '.join(REF_REQUIREMENTS)}); "
+        "this happens once and takes a minute or two..."
+    )
+    # The log lives inside the venv (created empty first, which `venv` accepts) so that
+    # nothing but the venv itself is left in the benchmarks folder.
+    venv.mkdir(parents=True, exist_ok=True)
+    log = venv / "bench-install.log"
+    log.write_text("", encoding="utf-8")
+    if not (venv / "bin" / "python").exists():
+        run_logged([python3, "-m", "venv", str(venv)], log, timeout=300)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check"]
+    run_logged([*pip, *REF_REQUIREMENTS], log, timeout=1200)
+    (venv / REF_MARKER).write_text("\n".join(REF_REQUIREMENTS) + "\n", encoding="utf-8")
+    progress(f"reference server installed (pip log: {log})")
+
+
+def clear_ref_state() -> None:
+    """Drop `langgraph dev`'s saved in-memory state so each benchmark starts empty."""
+    shutil.rmtree(REF_STATE_DIR, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Results and report
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ServerResult:
+    """The outcome for one server: its figures, or why there are none."""
+
+    key: ServerKey
+    label: str
+    command: list[str]
+    url: str | None = None
+    status: Literal["ok", "failed", "skipped"] = "skipped"
+    error: str | None = None
+    server_log: str | None = None
+    measurements: Measurements | None = None
+
+    def total_errors(self) -> int | None:
+        m = self.measurements
+        if m is None:
+            return None
+        return m.wait.errors + m.stream_first_event.errors + m.throughput.latency.errors
+
+
+@dataclass
+class Row:
+    """One line of the table; `kind` decides which way the ratio is taken."""
+
+    metric: str
+    ours: float | None
+    ref: float | None
+    kind: RowKind
+    unit: str
+
+    def ratio(self) -> float | None:
+        """ref/ours for latencies and ours/ref for throughput, so > 1 always favours ours."""
+        if self.kind == "count" or not self.ours or not self.ref:
+            return None
+        return self.ref / self.ours if self.kind == "latency" else self.ours / self.ref
+
+
+def pick(result: ServerResult | None, getter: Callable[[Measurements], float | None]) -> Any:
+    """A figure from a result, or None when that server has no measurements."""
+    if result is None or result.measurements is None:
+        return None
+    return getter(result.measurements)
+
+
+def build_rows(ours: ServerResult | None, ref: ServerResult | None) -> list[Row]:
+    """The comparison table's rows, in reading order."""
+    specs: list[tuple[str, Callable[[Measurements], float | None], RowKind, str]] = [
+        ("runs.wait p50 (incl. thread create)", lambda m: m.wait.p50_ms, "latency", "ms"),
+        ("runs.wait p95 (incl. thread create)", lambda m: m.wait.p95_ms, "latency", "ms"),
+        ("stream first event p50", lambda m: m.stream_first_event.p50_ms, "latency", "ms"),
+        ("stream first event p95", lambda m: m.stream_first_event.p95_ms, "latency", "ms"),
+        ("throughput", lambda m: m.throughput.runs_per_s, "throughput", "runs/s"),
+        ("throughput run latency p95", lambda m: m.throughput.latency.p95_ms, "latency", "ms"),
+    ]
+    rows = [
+        Row(name, pick(ours, get), pick(ref, get), kind, unit) for name, get, kind, unit in specs
+    ]
+    errors = [None if r is None else r.total_errors() for r in (ours, ref)]
+    rows.append(Row("errors (wrong result or failure)", errors[0], errors[1], "count", ""))
+    return rows
+
+
+def cell(value: float | None, unit: str, result: ServerResult | None) -> str:
+    """One table cell: the figure, or why it is missing."""
+    if result is None:
+        return "-"
+    if result.status == "failed":
+        return "failed"
+    if value is None:
+        return "n/a"
+    if unit == "":
+        return str(int(value))
+    return f"{value:,.1f} {unit}"
+
+
+def format_table(rows: list[Row], ours: ServerResult | None, ref: ServerResult | None) -> str:
+    """A plain-text table that reads well in a terminal and in a CI log."""
+    header = ("metric", "ours", "langgraph dev", "ratio")
+    lines = [header]
+    for row in rows:
+        ratio = row.ratio()
+        lines.append(
+            (
+                row.metric,
+                cell(row.ours, row.unit, ours),
+                cell(row.ref, row.unit, ref),
+                "-" if ratio is None else f"{ratio:.2f}x",
+            )
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    rendered = [" | ".join(text.ljust(widths[i]) for i, text in enumerate(line)) for line in lines]
+    rendered.insert(1, "-+-".join("-" * w for w in widths))
+    return "\n".join(rendered)
+
+
+def format_report(results: dict[ServerKey, ServerResult], args: argparse.Namespace) -> str:
+    """The table plus the notes a reader needs to trust or distrust it."""
+    ours, ref = results.get("ours"), results.get("ref")
+    parts = [
+        f"API overhead: graph '{GRAPH_ID}' (2 nodes), {args.iterations} sequential iterations, "
+        f"{args.concurrency} clients x {args.duration:g}s for throughput",
+        "",
+        format_table(build_rows(ours, ref), ours, ref),
+        "",
+        "ratio > 1 means ours is better (ref/ours for latencies, ours/ref for throughput).",
+    ]
+    for result in results.values():
+        parts.extend(failure_notes(result))
+    return "\n".join(parts)
+
+
+def failure_notes(result: ServerResult) -> list[str]:
+    """Why a server has no figures, or a sample of the errors it produced."""
+    notes: list[str] = []
+    if result.status == "failed":
+        notes += ["", f"{result.label} failed to start: {result.error}"]
+        if result.server_log:
+            notes += [f"--- {result.label} server output (last lines) ---", result.server_log]
+        return notes
+    m = result.measurements
+    if m is None:
+        return notes
+    examples = (
+        m.wait.error_examples
+        + m.stream_first_event.error_examples
+        + m.throughput.latency.error_examples
+    )
+    if examples:
+        notes += ["", f"{result.label} error examples:"]
+        notes += [f"  {text}" for text in examples[:MAX_ERROR_EXAMPLES]]
+    if m.warmup_errors:
+        notes.append(f"{result.label}: {m.warmup_errors} errors during warm-up (not counted)")
+    return notes
+
+
+def json_report(results: dict[ServerKey, ServerResult], args: argparse.Namespace) -> dict[str, Any]:
+    """Machine-readable results: settings, every figure per server, and the table's ratios."""
+    ours, ref = results.get("ours"), results.get("ref")
+    return {
+        "settings": {
+            "iterations": args.iterations,
+            "warmup": args.warmup,
+            "concurrency": args.concurrency,
+            "duration_s": args.duration,
+            "graph_id": GRAPH_ID,
+            "reference_requirements": list(REF_REQUIREMENTS),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+        },
+        "servers": {key: asdict(result) for key, result in results.items()},
+        "comparison": [{**asdict(row), "ratio": row.ratio()} for row in build_rows(ours, ref)],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Orchestration
+# --------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options; defaults match the figures quoted in benchmarks/README.md."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=["ours", "ref"], help="benchmark just one server")
+    parser.add_argument("--iterations", type=int, default=200, help="sequential iterations")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed warm-up runs per kind")
+    parser.add_argument("--duration", type=float, default=10.0, help="throughput seconds")
+    parser.add_argument("--concurrency", type=int, default=16, help="throughput clients")
+    parser.add_argument("--request-timeout", type=float, default=60.0, help="per operation, s")
+    parser.add_argument("--startup-timeout", type=float, default=90.0, help="health wait, s")
+    parser.add_argument("--ref-venv", type=Path, default=DEFAULT_REF_VENV)
+    parser.add_argument("--olg", type=Path, default=Path(sys.prefix) / "bin" / "olg")
+    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    parser.add_argument("--log-dir", type=Path, help="keep server logs here (default: a temp dir)")
+    args = parser.parse_args(argv)
+    for name in ("iterations", "concurrency", "duration", "request_timeout", "startup_timeout"):
+        if getattr(args, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be positive")
+    if args.warmup < 0:
+        parser.error("--warmup must not be negative")
+    return args
+
+
+def make_servers(args: argparse.Namespace, tmp: Path, log_dir: Path) -> list[ServerProcess]:
+    """The servers this run covers, ours first; installs the reference venv if it is needed."""
+    servers: list[ServerProcess] = []
+    if args.only in (None, "ours"):
+        servers.append(ours_server(args.olg.absolute(), tmp, log_dir))
+    if args.only in (None, "ref"):
+        ensure_ref_venv(args.ref_venv.absolute())
+        clear_ref_state()
+        servers.append(ref_server(args.ref_venv.absolute(), log_dir))
+    return servers
+
+
+def start_all(servers: list[ServerProcess], timeout: float) -> dict[ServerKey, ServerResult]:
+    """Start every server at once (side by side), then wait for each to be healthy."""
+    results = {s.key: ServerResult(s.key, SERVER_LABELS[s.key], s.argv, url=s.url) for s in servers}
+    for server in servers:
+        try:
+            server.start()
+        except ServerStartError as exc:
+            mark_failed(results[server.key], server, exc)
+    for server in servers:
+        if results[server.key].status == "failed":
+            continue
+        try:
+            server.wait_healthy(timeout)
+        except ServerStartError as exc:
+            mark_failed(results[server.key], server, exc)
+    return results
+
+
+def mark_failed(result: ServerResult, server: ServerProcess, exc: Exception) -> None:
+    """Record a start failure with the server's own output, and say so right away."""
+    result.status = "failed"
+    result.error = str(exc)
+    result.server_log = server.failure_log()
+    progress(f"{server.key}: failed to start: {exc}")
+
+
+async def benchmark_all(results: dict[ServerKey, ServerResult], args: argparse.Namespace) -> None:
+    """Benchmark the healthy servers one after the other, so they never compete for CPU."""
+    for key, result in results.items():
+        if result.status == "failed" or result.url is None:
+            continue
+        result.measurements = await measure_server(key, result.url, args)
+        result.status = "ok"
+
+
+def raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
+    """Turn SIGTERM/SIGHUP into the same clean-up path as Ctrl-C."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def servers_running(servers: list[ServerProcess]) -> Iterator[None]:
+    """Guarantee every started server is stopped, whatever ends the benchmark."""
+    try:
+        yield
+    finally:
+        # A second Ctrl-C must not cut the shutdown short and leave a server behind.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            for server in servers:
+                server.stop()
+            if any(s.key == "ref" for s in servers):
+                clear_ref_state()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+def emit(results: dict[ServerKey, ServerResult], args: argparse.Namespace) -> int:
+    """Print the table, write the JSON, and turn the outcome into an exit code."""
+    print(format_report(results, args))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(json_report(results, args), indent=2) + "\n")
+        progress(f"wrote {args.json}")
+    ok = all(r.status == "ok" and not r.total_errors() for r in results.values())
+    return 0 if ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Install if needed, start the servers, measure, report, and always stop the servers."""
+    args = parse_args(argv)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, raise_keyboard_interrupt)
+    with tempfile.TemporaryDirectory(prefix="olg-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        log_dir = (args.log_dir or tmp).absolute()
+        log_dir.mkdir(parents=True, exist_ok=True)
+        servers = make_servers(args, tmp, log_dir)
+        try:
+            with servers_running(servers):
+                results = start_all(servers, args.startup_timeout)
+                asyncio.run(benchmark_all(results, args))
+        except KeyboardInterrupt:
+            progress("interrupted; servers stopped")
+            return 130
+        return emit(results, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""A crash (SIGKILL) loses nothing that finished and leaves nothing stuck `running`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from langgraph_sdk import get_client
+
+from tests.fixtures.server import ServerProcess, write_config
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_kill_9_and_restart_keeps_threads_history_runs_and_events(tmp_path: Path):
+    server = ServerProcess(write_config(tmp_path), tmp_path / "data" / "olg.db", tmp_path / "log")
+    server.start()
+    try:
+        client = get_client(url=server.url)
+        thread_id = (await client.threads.create(metadata={"owner": "crash-test"}))["thread_id"]
+        finished = await client.runs.create(
+            thread_id, "counter", input={"count": 0}, stream_mode=["values", "updates"]
+        )
+        await client.runs.join(thread_id, finished["run_id"])
+        events_before = [
+            (p.event, p.data) async for p in client.runs.join_stream(thread_id, finished["run_id"])
+        ]
+        history_before = await client.threads.get_history(thread_id, limit=100)
+        assistant = await client.assistants.create("counter", name="survivor")
+
+        busy_thread = (await client.threads.create())["thread_id"]
+        in_flight = await client.runs.create(busy_thread, "slow", input={"seconds": 30})
+        queued = await client.runs.create(
+            busy_thread, "counter", input={"count": 100}, multitask_strategy="enqueue"
+        )
+        for _ in range(100):
+            if (await client.runs.get(busy_thread, in_flight["run_id"]))["status"] == "running":
+                break
+            await asyncio.sleep(0.05)
+        await client.http.client.aclose()
+    finally:
+        server.kill_hard()
+
+    server.start()
+    try:
+        client = get_client(url=server.url)
+        thread = await client.threads.get(thread_id)
+        assert thread["metadata"]["owner"] == "crash-test"
+        assert thread["values"]["count"] == 2
+        assert await client.threads.get_history(thread_id, limit=100) == history_before
+        run = await client.runs.get(thread_id, finished["run_id"])
+        assert run["status"] == "success"
+        events_after = [
+            (p.event, p.data) async for p in client.runs.join_stream(thread_id, finished["run_id"])
+        ]
+        assert events_after == events_before
+        assert (await client.assistants.get(assistant["assistant_id"]))["name"] == "survivor"
+
+        crashed = await client.runs.get(busy_thread, in_flight["run_id"])
+        assert crashed["status"] == "error"
+        # The run queued behind it was still pending: it runs after the restart.
+        assert (await client.runs.join(busy_thread, queued["run_id"]))["count"] == 102
+        assert (await client.runs.get(busy_thread, queued["run_id"]))["status"] == "success"
+        assert (await client.threads.get(busy_thread))["status"] == "idle"
+        await client.http.client.aclose()
+    finally:
+        server.stop()

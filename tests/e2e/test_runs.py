@@ -1,0 +1,363 @@
+"""Runs through the SDK: wait, background + join, stream, list, cancel, double-texting."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import httpx
+import pytest
+from langgraph_sdk.client import LangGraphClient
+
+pytestmark = pytest.mark.e2e
+
+
+async def _new_thread(client: LangGraphClient) -> str:
+    return (await client.threads.create())["thread_id"]
+
+
+async def _wait_status(client: LangGraphClient, thread_id: str, run_id: str, status: str) -> None:
+    for _ in range(200):
+        if (await client.runs.get(thread_id, run_id))["status"] == status:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"run {run_id} never became {status}")
+
+
+async def test_wait_returns_final_values_and_keeps_a_conversation(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    first = await client.runs.wait(
+        thread_id, "chat", input={"messages": [{"role": "user", "content": "hi"}]}
+    )
+    assert [m["type"] for m in first["messages"]] == ["human", "ai"]
+    second = await client.runs.wait(
+        thread_id, "chat", input={"messages": [{"role": "user", "content": "again"}]}
+    )
+    assert [m["content"] for m in second["messages"]][0] == "hi"
+    assert len(second["messages"]) == 4
+    thread = await client.threads.get(thread_id)
+    assert thread["status"] == "idle"
+    assert thread["metadata"]["graph_id"] == "chat"
+    assert len(thread["values"]["messages"]) == 4
+
+
+async def test_background_run_join_get_list_delete(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    run = await client.runs.create(thread_id, "counter", input={"count": 1}, metadata={"a": 1})
+    assert run["status"] in ("pending", "running")
+    assert run["metadata"] == {"a": 1}
+    result = await client.runs.join(thread_id, run["run_id"])
+    assert result["count"] == 3
+    fetched = await client.runs.get(thread_id, run["run_id"])
+    assert fetched["status"] == "success"
+    assert fetched["assistant_id"] == str(uuid.uuid5(
+        uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8"), "counter"
+    ))
+    second = await client.runs.create(thread_id, "counter", input={"count": 10})
+    await client.runs.join(thread_id, second["run_id"])
+    listed = await client.runs.list(thread_id)
+    assert [r["run_id"] for r in listed] == [second["run_id"], run["run_id"]]
+    assert [r["run_id"] for r in await client.runs.list(thread_id, limit=1, offset=1)] == [
+        run["run_id"]
+    ]
+    await client.runs.delete(thread_id, run["run_id"])
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.runs.get(thread_id, run["run_id"])
+    assert err.value.response.status_code == 404
+
+
+async def test_stream_values_and_updates(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    parts = [
+        part
+        async for part in client.runs.stream(
+            thread_id, "counter", input={"count": 0}, stream_mode=["values", "updates"]
+        )
+    ]
+    assert parts[0].event == "metadata"
+    assert set(parts[0].data) == {"run_id", "attempt"}
+    values = [p.data["count"] for p in parts if p.event == "values"]
+    assert values == [0, 1, 2]
+    updates = [p.data for p in parts if p.event == "updates"]
+    assert updates == [{"a": {"count": 1, "trail": ["a"]}}, {"b": {"count": 2, "trail": ["b"]}}]
+
+
+async def test_stream_other_modes_and_subgraphs(client: LangGraphClient):
+    parts = [
+        p
+        async for p in client.runs.stream(
+            None, "counter", input={"count": 0}, stream_mode=["custom", "tasks", "checkpoints"]
+        )
+    ]
+    events = {p.event for p in parts}
+    assert {"metadata", "custom", "tasks", "checkpoints"} <= events
+    assert [p.data for p in parts if p.event == "custom"] == [{"step": "a", "count": 0}]
+
+    nested = [
+        p
+        async for p in client.runs.stream(
+            None, "nested", input={"count": 0}, stream_mode="updates", stream_subgraphs=True
+        )
+    ]
+    names = [p.event for p in nested]
+    assert "updates" in names
+    assert any(name.startswith("updates|inner:") for name in names)
+
+    chat = [
+        p
+        async for p in client.runs.stream(
+            None,
+            "chat",
+            input={"messages": [{"role": "user", "content": "hi"}]},
+            stream_mode="messages-tuple",
+        )
+    ]
+    message_events = [p for p in chat if p.event == "messages"]
+    assert message_events
+    message, metadata = message_events[0].data
+    assert message["type"].startswith("AIMessage") or message["type"] == "ai"
+    assert metadata["langgraph_node"] == "agent"
+
+
+async def test_failing_run_reports_error_everywhere(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    parts = [p async for p in client.runs.stream(thread_id, "failing", input={"count": 0})]
+    assert parts[-1].event == "error"
+    assert parts[-1].data == {
+        "error": "ValueError",
+        "message": "the failing node failed on purpose",
+    }
+    runs = await client.runs.list(thread_id)
+    assert runs[0]["status"] == "error"
+    assert (await client.threads.get(thread_id))["status"] == "error"
+    with pytest.raises(Exception, match="ValueError: the failing node failed on purpose"):
+        await client.runs.wait(thread_id, "failing", input={"count": 0})
+
+
+async def test_interrupt_and_resume(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    paused = await client.runs.wait(thread_id, "hitl", input={"request": "refund"})
+    assert paused["__interrupt__"][0]["value"] == {"question": "approve refund?"}
+    interrupt_id = paused["__interrupt__"][0]["id"]
+    thread = await client.threads.get(thread_id)
+    assert thread["status"] == "interrupted"
+    assert list(thread["interrupts"].values())[0][0]["id"] == interrupt_id
+    state = await client.threads.get_state(thread_id)
+    assert state["next"] == ["ask"]
+    assert state["tasks"][0]["interrupts"][0]["value"] == {"question": "approve refund?"}
+    assert (await client.runs.list(thread_id))[0]["status"] == "interrupted"
+
+    done = await client.runs.wait(
+        thread_id, "hitl", command={"resume": {interrupt_id: "yes"}}
+    )
+    assert done["decision"] == "refund: yes"
+    assert (await client.threads.get(thread_id))["status"] == "idle"
+
+
+async def test_interrupt_before_and_after(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    await client.runs.wait(thread_id, "counter", input={"count": 0}, interrupt_before=["b"])
+    state = await client.threads.get_state(thread_id)
+    assert state["next"] == ["b"] and state["values"]["count"] == 1
+    assert (await client.threads.get(thread_id))["status"] == "interrupted"
+    finished = await client.runs.wait(thread_id, "counter", input=None)
+    assert finished["count"] == 2
+
+    other = await _new_thread(client)
+    await client.runs.wait(other, "counter", input={"count": 0}, interrupt_after="*")
+    assert (await client.threads.get_state(other))["next"] == ["b"]
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.runs.wait(other, "counter", input=None, interrupt_before=["zzz"])
+    assert err.value.response.status_code == 422
+
+
+async def test_command_update_and_goto(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    await client.runs.wait(thread_id, "counter", input={"count": 0})
+    result = await client.runs.wait(
+        thread_id, "counter", command={"update": {"count": 20}, "goto": "b"}
+    )
+    assert result["count"] == 21
+    assert result["trail"][-1] == "b"
+
+
+async def test_context_and_config(client: LangGraphClient):
+    default = await client.runs.wait(None, "greeter", input={"name": "Ann"})
+    assert default["text"] == "hello Ann."
+    custom = await client.runs.wait(
+        None, "greeter", input={"name": "Ann"}, context={"greeting": "hi", "punctuation": "!"}
+    )
+    assert custom["text"] == "hi Ann!"
+    assistant = await client.assistants.create("greeter", context={"greeting": "howdy"})
+    via_assistant = await client.runs.wait(None, assistant["assistant_id"], input={"name": "Bo"})
+    assert via_assistant["text"] == "howdy Bo."
+
+
+async def test_cancel_interrupt_keeps_progress(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    run = await client.runs.create(thread_id, "slow", input={"seconds": 0.4, "label": "x"})
+    await _wait_status(client, thread_id, run["run_id"], "running")
+    await asyncio.sleep(0.6)  # the first node has finished, the second is sleeping
+    await client.runs.cancel(thread_id, run["run_id"], wait=True, action="interrupt")
+    assert (await client.runs.get(thread_id, run["run_id"]))["status"] == "interrupted"
+    state = await client.threads.get_state(thread_id)
+    assert state["values"]["done"] == ["x:first"]
+    assert (await client.threads.get(thread_id))["status"] != "busy"
+
+
+async def test_cancel_rollback_erases_the_run(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    await client.runs.wait(thread_id, "slow", input={"seconds": 0.0, "label": "kept"})
+    run = await client.runs.create(thread_id, "slow", input={"seconds": 0.4, "label": "gone"})
+    await asyncio.sleep(0.6)
+    await client.runs.cancel(thread_id, run["run_id"], wait=True, action="rollback")
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.runs.get(thread_id, run["run_id"])
+    assert err.value.response.status_code == 404
+    state = await client.threads.get_state(thread_id)
+    assert state["values"]["done"] == ["kept:first", "kept:second"]
+    assert (await client.threads.get(thread_id))["status"] == "idle"
+
+
+async def test_multitask_reject_enqueue_interrupt_rollback(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    first = await client.runs.create(thread_id, "slow", input={"seconds": 0.3, "label": "1"})
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.runs.create(
+            thread_id, "slow", input={"label": "r"}, multitask_strategy="reject"
+        )
+    assert err.value.response.status_code == 409
+    queued = await client.runs.create(
+        thread_id, "slow", input={"seconds": 0.0, "label": "2"}, multitask_strategy="enqueue"
+    )
+    assert queued["status"] == "pending"
+    await client.runs.join(thread_id, queued["run_id"])
+    state = await client.threads.get_state(thread_id)
+    assert state["values"]["done"] == ["1:first", "1:second", "2:first", "2:second"]
+    assert (await client.runs.get(thread_id, first["run_id"]))["status"] == "success"
+
+    busy = await client.runs.create(thread_id, "slow", input={"seconds": 5, "label": "i"})
+    await _wait_status(client, thread_id, busy["run_id"], "running")
+    replacement = await client.runs.wait(
+        thread_id, "slow", input={"seconds": 0, "label": "new"}, multitask_strategy="interrupt"
+    )
+    assert replacement["done"][-2:] == ["new:first", "new:second"]
+    assert (await client.runs.get(thread_id, busy["run_id"]))["status"] == "interrupted"
+
+    doomed = await client.runs.create(thread_id, "slow", input={"seconds": 5, "label": "d"})
+    await _wait_status(client, thread_id, doomed["run_id"], "running")
+    await client.runs.wait(
+        thread_id, "slow", input={"seconds": 0, "label": "rb"}, multitask_strategy="rollback"
+    )
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.runs.get(thread_id, doomed["run_id"])
+    assert err.value.response.status_code == 404
+
+
+async def test_stream_disconnect_cancels_unless_continue(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    async for part in client.runs.stream(thread_id, "slow", input={"seconds": 2, "label": "c"}):
+        if part.event == "metadata":
+            run_id = part.data["run_id"]
+            break
+    await _wait_status(client, thread_id, run_id, "interrupted")
+
+    other = await _new_thread(client)
+    async for part in client.runs.stream(
+        other, "slow", input={"seconds": 0.2, "label": "k"}, on_disconnect="continue"
+    ):
+        if part.event == "metadata":
+            kept_id = part.data["run_id"]
+            break
+    assert (await client.runs.join(other, kept_id))["done"] == ["k:first", "k:second"]
+
+
+async def test_join_stream_replays_from_last_event_id(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    run = await client.runs.create(
+        thread_id, "counter", input={"count": 0}, stream_mode=["values", "updates"]
+    )
+    await client.runs.join(thread_id, run["run_id"])
+    everything = [p async for p in client.runs.join_stream(thread_id, run["run_id"])]
+    assert [p.event for p in everything] == [
+        "metadata", "values", "updates", "values", "updates", "values",
+    ]
+    ids = [int(p.id) for p in everything]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    rest = [
+        p
+        async for p in client.runs.join_stream(
+            thread_id, run["run_id"], last_event_id=everything[2].id
+        )
+    ]
+    assert [p.id for p in rest] == [p.id for p in everything[3:]]
+
+
+async def test_after_seconds_and_if_not_exists(client: LangGraphClient):
+    thread_id = str(uuid.uuid4())
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.runs.create(thread_id, "counter", input={"count": 0})
+    assert err.value.response.status_code == 404
+    delayed = await client.runs.create(
+        thread_id, "counter", input={"count": 0}, if_not_exists="create", after_seconds=0.5
+    )
+    assert delayed["status"] == "pending"
+    assert (await client.runs.get(thread_id, delayed["run_id"]))["status"] == "pending"
+    assert (await client.runs.join(thread_id, delayed["run_id"]))["count"] == 2
+
+
+async def test_stateless_runs(client: LangGraphClient):
+    assert (await client.runs.wait(None, "counter", input={"count": 3}))["count"] == 5
+    events = [p.event async for p in client.runs.stream(None, "counter", input={"count": 0})]
+    assert events == ["metadata", "values", "values", "values"]
+    batch = await client.runs.create_batch(
+        [
+            {"assistant_id": "counter", "input": {"count": 1}},
+            {"assistant_id": "counter", "input": {"count": 2}},
+        ]
+    )
+    assert len(batch) == 2 and len({r["thread_id"] for r in batch}) == 2
+    background = await client.runs.create(None, "counter", input={"count": 0})
+    assert background["status"] in ("pending", "running")
+
+
+async def test_default_config_recursion_limit_applies_and_a_run_can_raise_it(
+    client: LangGraphClient,
+):
+    # The test server's config sets default_config.recursion_limit = 10.
+    assert (await client.runs.wait(None, "looping", input={"target": 5}))["count"] == 5
+    with pytest.raises(Exception, match="GraphRecursionError"):
+        await client.runs.wait(None, "looping", input={"target": 20})
+    raised = await client.runs.wait(
+        None, "looping", input={"target": 20}, config={"recursion_limit": 50}
+    )
+    assert raised["count"] == 20
+
+
+async def test_run_errors_are_clear(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    cases = [
+        ({"assistant_id": "no-such-graph"}, 422),
+        ({"assistant_id": str(uuid.uuid4())}, 404),
+        ({"assistant_id": "counter", "stream_mode": "nope"}, 422),
+        ({"assistant_id": "counter", "stream_mode": "events"}, 422),
+        ({"assistant_id": "counter", "webhook": "http://127.0.0.1:1/hook"}, 422),
+        ({"assistant_id": "counter", "multitask_strategy": "sometimes"}, 422),
+        ({"assistant_id": "counter", "unknown_field": 1}, 422),
+        ({"assistant_id": "counter", "after_seconds": -1}, 422),
+        ({"assistant_id": "counter", "input": {}, "command": {"resume": 1}}, 422),
+    ]
+    for body, status in cases:
+        response = await client.http.client.post(f"/threads/{thread_id}/runs", json=body)
+        assert response.status_code == status, (body, response.text)
+        assert isinstance(response.json()["detail"], str)
+    missing = str(uuid.uuid4())
+    response = await client.http.client.post(f"/threads/{thread_id}/runs/{missing}/cancel")
+    assert response.status_code == 404
+    response = await client.http.client.get(f"/threads/{thread_id}/runs/{missing}/join")
+    assert response.status_code == 404
+    response = await client.http.client.post(
+        f"/threads/{thread_id}/runs", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422
+    assert "JSON" in response.json()["detail"]
