@@ -15,9 +15,7 @@ from tests.fixtures.server import ServerProcess, write_config
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory: Path = tmp_path_factory.mktemp("olg-server")
-    process = ServerProcess(
-        write_config(directory), directory / "olg.db", directory / "server.log"
-    )
+    process = ServerProcess(write_config(directory), directory / "olg.db", directory / "server.log")
     process.start()
     yield process
     process.stop()

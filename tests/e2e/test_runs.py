@@ -33,7 +33,7 @@ async def test_wait_returns_final_values_and_keeps_a_conversation(client: LangGr
     second = await client.runs.wait(
         thread_id, "chat", input={"messages": [{"role": "user", "content": "again"}]}
     )
-    assert [m["content"] for m in second["messages"]][0] == "hi"
+    assert next(m["content"] for m in second["messages"]) == "hi"
     assert len(second["messages"]) == 4
     thread = await client.threads.get(thread_id)
     assert thread["status"] == "idle"
@@ -50,9 +50,9 @@ async def test_background_run_join_get_list_delete(client: LangGraphClient):
     assert result["count"] == 3
     fetched = await client.runs.get(thread_id, run["run_id"])
     assert fetched["status"] == "success"
-    assert fetched["assistant_id"] == str(uuid.uuid5(
-        uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8"), "counter"
-    ))
+    assert fetched["assistant_id"] == str(
+        uuid.uuid5(uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8"), "counter")
+    )
     second = await client.runs.create(thread_id, "counter", input={"count": 10})
     await client.runs.join(thread_id, second["run_id"])
     listed = await client.runs.list(thread_id)
@@ -141,15 +141,13 @@ async def test_interrupt_and_resume(client: LangGraphClient):
     interrupt_id = paused["__interrupt__"][0]["id"]
     thread = await client.threads.get(thread_id)
     assert thread["status"] == "interrupted"
-    assert list(thread["interrupts"].values())[0][0]["id"] == interrupt_id
+    assert next(iter(thread["interrupts"].values()))[0]["id"] == interrupt_id
     state = await client.threads.get_state(thread_id)
     assert state["next"] == ["ask"]
     assert state["tasks"][0]["interrupts"][0]["value"] == {"question": "approve refund?"}
     assert (await client.runs.list(thread_id))[0]["status"] == "interrupted"
 
-    done = await client.runs.wait(
-        thread_id, "hitl", command={"resume": {interrupt_id: "yes"}}
-    )
+    done = await client.runs.wait(thread_id, "hitl", command={"resume": {interrupt_id: "yes"}})
     assert done["decision"] == "refund: yes"
     assert (await client.threads.get(thread_id))["status"] == "idle"
 
@@ -280,7 +278,12 @@ async def test_join_stream_replays_from_last_event_id(client: LangGraphClient):
     await client.runs.join(thread_id, run["run_id"])
     everything = [p async for p in client.runs.join_stream(thread_id, run["run_id"])]
     assert [p.event for p in everything] == [
-        "metadata", "values", "updates", "values", "updates", "values",
+        "metadata",
+        "values",
+        "updates",
+        "values",
+        "updates",
+        "values",
     ]
     ids = [int(p.id) for p in everything]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
@@ -357,7 +360,9 @@ async def test_run_errors_are_clear(client: LangGraphClient):
     response = await client.http.client.get(f"/threads/{thread_id}/runs/{missing}/join")
     assert response.status_code == 404
     response = await client.http.client.post(
-        f"/threads/{thread_id}/runs", content=b"{not json", headers={"content-type": "application/json"}
+        f"/threads/{thread_id}/runs",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
     )
     assert response.status_code == 422
     assert "JSON" in response.json()["detail"]
