@@ -21,7 +21,7 @@ class Services:
     manager: RunManager
 
 
-def _services(request: Request) -> Services:
+async def _services(request: Request) -> Services:
     return request.app.state.services
 
 

@@ -6,10 +6,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiosqlite
-
 from open_langgraph.storage.base import Storage
 from open_langgraph.storage.filters import json_contains
+from open_langgraph.storage.sqlite._inline import WalCheckpointer, connect_inline
 from open_langgraph.storage.sqlite.assistants import AssistantsMixin
 from open_langgraph.storage.sqlite.runs import RunsMixin
 from open_langgraph.storage.sqlite.threads import ThreadsMixin
@@ -89,13 +88,16 @@ class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, Storage):
         """Open (creating if needed) the database file and set up its schema."""
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(str(path))
+        conn = await connect_inline(path)
         storage = cls(conn)
+        wal = WalCheckpointer(path)
         try:
             await storage.setup()
+            wal.start()
             yield storage
         finally:
             await storage.close()
+            await wal.stop()
 
     async def setup(self) -> None:
         # WAL with synchronous=NORMAL: a committed transaction survives a killed process,
@@ -103,6 +105,7 @@ class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, Storage):
         await self.conn.execute("PRAGMA journal_mode=WAL")
         await self.conn.execute("PRAGMA synchronous=NORMAL")
         await self.conn.execute("PRAGMA busy_timeout=10000")
+        await self.conn.execute("PRAGMA wal_autocheckpoint=0")
         await self.conn.create_function("olg_json_contains", 2, json_contains, deterministic=True)
         await self.conn.executescript(_SCHEMA)
         await self.conn.execute(

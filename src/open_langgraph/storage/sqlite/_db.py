@@ -8,9 +8,9 @@ from typing import Any
 
 import aiosqlite
 import orjson
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from open_langgraph.storage.base import SortOrder
+from open_langgraph.storage.sqlite._saver import SqliteCheckpointer
 
 ASSISTANT_COLUMNS = (
     "assistant_id, graph_id, config, context, metadata, name, description, version, "
@@ -87,7 +87,7 @@ def run_record(row: Sequence[Any]) -> dict[str, Any]:
 
 
 class SqliteBase:
-    """One aiosqlite connection shared with the official `AsyncSqliteSaver`.
+    """One aiosqlite connection shared with the official SQLite checkpointer.
 
     Writes take the saver's lock, so a multi-statement transaction of ours never has a
     checkpoint commit land in its middle.
@@ -95,7 +95,7 @@ class SqliteBase:
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
-        self.checkpointer = AsyncSqliteSaver(conn)
+        self.checkpointer = SqliteCheckpointer(conn)
         self._lock = self.checkpointer.lock
 
     @contextlib.asynccontextmanager
