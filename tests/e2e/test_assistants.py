@@ -142,3 +142,16 @@ async def test_assistant_errors(client: LangGraphClient):
     with pytest.raises(httpx.HTTPStatusError) as err:
         await client.assistants.search(sort_by="password")
     assert err.value.response.status_code == 422
+
+
+async def test_delete_with_threads(client: LangGraphClient):
+    assistant = await client.assistants.create("counter", name="short-lived")
+    thread_id = (await client.threads.create())["thread_id"]
+    await client.runs.wait(thread_id, assistant["assistant_id"], input={"count": 0})
+    kept = (await client.threads.create())["thread_id"]
+    await client.runs.wait(kept, "counter", input={"count": 0})
+    await client.assistants.delete(assistant["assistant_id"], delete_threads=True)
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.threads.get(thread_id)
+    assert err.value.response.status_code == 404
+    assert (await client.threads.get(kept))["values"]["count"] == 2

@@ -366,3 +366,17 @@ async def test_run_errors_are_clear(client: LangGraphClient):
     )
     assert response.status_code == 422
     assert "JSON" in response.json()["detail"]
+
+
+async def test_bulk_cancel_by_thread_and_by_ids(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    running = await client.runs.create(thread_id, "slow", input={"seconds": 5, "label": "r"})
+    queued = await client.runs.create(thread_id, "slow", input={"seconds": 5, "label": "q"})
+    await _wait_status(client, thread_id, running["run_id"], "running")
+    assert (await client.threads.get(thread_id))["status"] == "busy"
+    await client.runs.cancel_many(thread_id=thread_id, status="pending")
+    await _wait_status(client, thread_id, queued["run_id"], "interrupted")
+    assert (await client.runs.get(thread_id, running["run_id"]))["status"] == "running"
+    await client.runs.cancel_many(run_ids=[running["run_id"]])
+    await _wait_status(client, thread_id, running["run_id"], "interrupted")
+    assert (await client.threads.get(thread_id))["status"] == "idle"

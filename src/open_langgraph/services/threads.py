@@ -87,6 +87,24 @@ class ThreadService:
         if not await self._storage.delete_thread(thread_id):
             raise NotFound(f"Thread with ID {thread_id} not found")
 
+    async def delete_where(self, *, metadata: dict[str, Any]) -> int:
+        """Delete every thread whose metadata contains `metadata`; returns how many."""
+        deleted = 0
+        while batch := await self._storage.search_threads(
+            ids=None,
+            metadata=metadata,
+            values=None,
+            status=None,
+            limit=100,
+            offset=0,
+            sort_by="created_at",
+            sort_order="asc",
+        ):
+            for thread in batch:
+                await self.delete(thread["thread_id"])
+                deleted += 1
+        return deleted
+
     async def search(
         self,
         *,

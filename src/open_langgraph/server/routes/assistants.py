@@ -63,8 +63,13 @@ async def patch_assistant(
 
 
 @router.delete("/{assistant_id}", status_code=204)
-async def delete_assistant(assistant_id: str, services: ServicesDep) -> Response:
+async def delete_assistant(
+    assistant_id: str, services: ServicesDep, delete_threads: bool = False
+) -> Response:
+    resolved = services.assistants.resolve_id(assistant_id)
     await services.assistants.delete(assistant_id)
+    if delete_threads:
+        await services.threads.delete_where(metadata={"assistant_id": resolved})
     return Response(status_code=204)
 
 

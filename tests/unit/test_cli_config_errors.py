@@ -1,0 +1,195 @@
+"""`olg serve` with a config it cannot use exits with code 2 and one line naming file and key.
+
+Each case runs the real command in a subprocess. Starting Python with LangGraph imported takes
+seconds, so the cases run concurrently in a module fixture and each test checks one result.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+TIMEOUT_SECONDS = 60
+GOOD_GRAPH = """\
+from langgraph.graph import START, StateGraph
+from typing_extensions import TypedDict
+
+
+class State(TypedDict):
+    x: int
+
+
+builder = StateGraph(State)
+builder.add_node("step", lambda state: state)
+builder.add_edge(START, "step")
+graph = builder.compile()
+"""
+
+
+@dataclass
+class Case:
+    """What to run, and what its one line of stderr must name."""
+
+    config: Path  # the file the message must name
+    key: str
+    problem: str
+    use: str = "flag"  # how the file is chosen: "flag" (--config), "env" (OLG_CONFIG) or "cwd"
+
+
+@dataclass
+class Outcome:
+    returncode: int | None
+    stdout: str
+    stderr: str
+
+
+def _write(directory: Path, name: str, text: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _config(directory: Path, text: str, name: str = "open_langgraph.json") -> Path:
+    return _write(directory, name, text)
+
+
+def _invalid_json(d: Path) -> Case:
+    return Case(_config(d, '{"graphs": {"agent": "./agent.py:graph"},,}'), "(file)", "invalid JSON")
+
+
+def _unknown_key(d: Path) -> Case:
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "grahps": {}}'
+    return Case(_config(d, text), "grahps", "unknown key")
+
+
+def _bad_cors(d: Path) -> Case:
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "http": {"cors": {"allow_origins": "*"}}}'
+    return Case(_config(d, text), "http.cors.allow_origins", "list of strings")
+
+
+def _env_file_missing(d: Path) -> Case:
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "env": ".env.local"}'
+    return Case(_config(d, text), "env", "'.env.local' does not exist")
+
+
+def _config_flag_missing_file(d: Path) -> Case:
+    d.mkdir(parents=True)
+    return Case(d / "nope.json", "(file)", "no such file")
+
+
+def _env_var_config(d: Path) -> Case:
+    return Case(_config(d, "[]", "chosen-by-env.json"), "(root)", "JSON object", use="env")
+
+
+def _cwd_langgraph_json(d: Path) -> Case:
+    return Case(_config(d, '{"graphs": {}}', "langgraph.json"), "graphs", "at least one", "cwd")
+
+
+def _cwd_without_config(d: Path) -> Case:
+    d.mkdir(parents=True)
+    return Case(d / "open_langgraph.json", "(file)", "langgraph.json", use="cwd")
+
+
+def _graph_file_missing(d: Path) -> Case:
+    text = '{"graphs": {"agent": "./src/missing.py:graph"}}'
+    return Case(_config(d, text), "graphs.agent", "'./src/missing.py' does not exist")
+
+
+def _graph_attribute_missing(d: Path) -> Case:
+    _write(d, "agent.py", GOOD_GRAPH)
+    text = '{"graphs": {"ok": "./agent.py:graph", "agent": "./agent.py:grph"}}'
+    return Case(_config(d, text), "graphs.agent", "has no attribute 'grph'")
+
+
+def _graph_import_raises(d: Path) -> Case:
+    _write(d, "agent.py", 'raise RuntimeError("model API key not set")\n')
+    text = '{"graphs": {"agent": "./agent.py:graph"}}'
+    return Case(_config(d, text), "graphs.agent", "RuntimeError: model API key not set")
+
+
+def _graph_module_missing(d: Path) -> Case:
+    text = '{"graphs": {"agent": "olg_no_such_package.agent:graph"}}'
+    return Case(_config(d, text), "graphs.agent", "olg_no_such_package")
+
+
+def _graph_sees_config_env(d: Path) -> Case:
+    # `env` is applied before graphs are imported: the module reads it at import time.
+    _write(d, "agent.py", 'import os\nraise RuntimeError("got " + os.environ["OLG_T_SECRET"])\n')
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "env": {"OLG_T_SECRET": "s3cr3t"}}'
+    return Case(_config(d, text), "graphs.agent", "got s3cr3t")
+
+
+CASES: dict[str, Callable[[Path], Case]] = {
+    "invalid-json": _invalid_json,
+    "unknown-key": _unknown_key,
+    "bad-cors": _bad_cors,
+    "env-file-missing": _env_file_missing,
+    "config-flag-missing-file": _config_flag_missing_file,
+    "olg-config-env-var": _env_var_config,
+    "cwd-langgraph-json": _cwd_langgraph_json,
+    "cwd-without-config": _cwd_without_config,
+    "graph-file-missing": _graph_file_missing,
+    "graph-attribute-missing": _graph_attribute_missing,
+    "graph-import-raises": _graph_import_raises,
+    "graph-module-missing": _graph_module_missing,
+    "graph-sees-config-env": _graph_sees_config_env,
+}
+
+
+def _run(case: Case, workdir: Path) -> Outcome:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OLG_")}
+    args = [sys.executable, "-m", "open_langgraph.cli", "serve", "--port", "0"]
+    args += ["--db", str(workdir / "olg.db")]
+    if case.use == "flag":
+        args += ["--config", str(case.config)]
+    elif case.use == "env":
+        env["OLG_CONFIG"] = str(case.config)
+    try:
+        done = subprocess.run(
+            args,
+            cwd=case.config.parent if case.use == "cwd" else workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_SECONDS,
+        )
+    except subprocess.TimeoutExpired as exc:
+        return Outcome(None, str(exc.stdout or ""), str(exc.stderr or ""))
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Case, Outcome]]:
+    root = tmp_path_factory.mktemp("cli")
+    cases = {name: make(root / name / "project") for name, make in CASES.items()}
+    workdir = root / "elsewhere"  # the working directory, unrelated to the config's
+    workdir.mkdir()
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        futures = {name: pool.submit(_run, case, workdir) for name, case in cases.items()}
+        return {name: (cases[name], future.result()) for name, future in futures.items()}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_config_error_exits_2_with_one_line(
+    outcomes: dict[str, tuple[Case, Outcome]], name: str
+) -> None:
+    case, outcome = outcomes[name]
+    assert outcome.returncode is not None, f"olg serve did not exit: {outcome.stderr}"
+    assert outcome.returncode == 2, outcome.stderr
+    lines = outcome.stderr.strip().splitlines()
+    assert len(lines) == 1, outcome.stderr
+    line = lines[0]
+    assert line.startswith("olg: config error: "), line
+    assert str(case.config) in line or str(case.config.resolve()) in line
+    assert f"`{case.key}`" in line
+    assert case.problem in line
+    assert "Traceback" not in outcome.stderr
+    assert outcome.stdout == ""

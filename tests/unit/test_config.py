@@ -1,0 +1,496 @@
+"""Finding and validating the config file: every mistake names the file, the key and the problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from open_langgraph.config import (
+    AppConfig,
+    ConfigError,
+    CorsConfig,
+    GraphSpec,
+    find_config_file,
+    load_config,
+)
+
+GRAPHS = {"agent": "./agent.py:graph"}
+
+
+def write(directory: Path, content: Any, name: str = "open_langgraph.json") -> Path:
+    """Write `content` as JSON (or verbatim when it is str/bytes) and return the file's path."""
+    path = directory / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        path.write_text(json.dumps(content), encoding="utf-8")
+    return path
+
+
+def assert_names(error: ConfigError, path: Path, key: str, problem: str) -> None:
+    message = str(error)
+    assert str(path) in message
+    assert f"`{key}`" in message
+    assert problem in message
+    assert (error.path, error.key) == (str(path), key)
+
+
+@pytest.fixture(autouse=True)
+def _no_config_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OLG_CONFIG", raising=False)
+
+
+# -- find_config_file ---------------------------------------------------------------------
+
+
+def test_find_prefers_open_langgraph_json_over_langgraph_json(tmp_path: Path) -> None:
+    ours = write(tmp_path, {"graphs": GRAPHS})
+    write(tmp_path, {"graphs": GRAPHS}, "langgraph.json")
+    assert find_config_file(cwd=tmp_path) == ours.resolve()
+
+
+def test_find_uses_langgraph_json_when_alone(tmp_path: Path) -> None:
+    theirs = write(tmp_path, {"graphs": GRAPHS}, "langgraph.json")
+    assert find_config_file(cwd=tmp_path) == theirs.resolve()
+
+
+def test_find_defaults_to_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    theirs = write(tmp_path, {"graphs": GRAPHS}, "langgraph.json")
+    monkeypatch.chdir(tmp_path)
+    assert find_config_file() == theirs.resolve()
+
+
+def test_find_with_no_config_names_the_directory(tmp_path: Path) -> None:
+    (tmp_path / "open_langgraph.json").mkdir()  # a directory is not a config file
+    with pytest.raises(ConfigError) as info:
+        find_config_file(cwd=tmp_path)
+    assert str(tmp_path) in str(info.value)
+    assert "open_langgraph.json" in str(info.value)
+    assert "langgraph.json" in info.value.problem
+
+
+def test_find_explicit_path_wins_over_env_and_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"graphs": GRAPHS})
+    from_env = write(tmp_path, {"graphs": GRAPHS}, "env.json")
+    explicit = write(tmp_path, {"graphs": GRAPHS}, "explicit.json")
+    monkeypatch.setenv("OLG_CONFIG", str(from_env))
+    assert find_config_file(explicit, cwd=tmp_path) == explicit.resolve()
+    assert find_config_file(str(explicit), cwd=tmp_path) == explicit.resolve()
+
+
+def test_find_relative_explicit_path_is_resolved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "conf").mkdir()
+    explicit = write(tmp_path / "conf", {"graphs": GRAPHS}, "my.json")
+    monkeypatch.chdir(tmp_path)
+    found = find_config_file("conf/my.json")
+    assert found.is_absolute()
+    assert found == explicit.resolve()
+
+
+def test_find_expands_home_in_explicit_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    explicit = write(tmp_path, {"graphs": GRAPHS}, "home.json")
+    assert find_config_file("~/home.json") == explicit.resolve()
+
+
+def test_find_env_var_wins_over_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"graphs": GRAPHS})
+    from_env = write(tmp_path, {"graphs": GRAPHS}, "env.json")
+    monkeypatch.setenv("OLG_CONFIG", str(from_env))
+    assert find_config_file(cwd=tmp_path) == from_env.resolve()
+
+
+@pytest.mark.parametrize("how", ["explicit", "env"])
+def test_find_missing_named_file_is_an_error_not_a_fallback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    write(tmp_path, {"graphs": GRAPHS})  # present, but not what was asked for
+    missing = tmp_path / "missing.json"
+    if how == "env":
+        monkeypatch.setenv("OLG_CONFIG", str(missing))
+    with pytest.raises(ConfigError) as info:
+        find_config_file(missing if how == "explicit" else None, cwd=tmp_path)
+    assert_names(info.value, missing, "(file)", "no such file")
+
+
+def test_find_explicit_directory_is_not_a_config(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        find_config_file(tmp_path)
+
+
+# -- load_config: valid files -------------------------------------------------------------
+
+
+def test_minimal_config(tmp_path: Path) -> None:
+    path = write(tmp_path, {"graphs": GRAPHS})
+    config = load_config(path)
+    assert config == AppConfig(
+        path=path, graphs={"agent": GraphSpec("agent", "./agent.py", "graph", None)}
+    )
+    assert config.base_dir == tmp_path
+    assert config.dependencies == []
+    assert config.env == {}
+    assert config.auth_path is None
+    assert config.cors is None
+    assert config.default_config == {}
+
+
+def test_graph_forms(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        {
+            "graphs": {
+                "file": "./src/agent.py:graph",
+                "module": "my_pkg.agents:make_graph",
+                "described": {"path": "./b.py:builder", "description": "Does b."},
+                "object_form": {"path": "other.mod:g"},
+                "bare_file": "agent.py:graph",
+            }
+        },
+    )
+    graphs = load_config(path).graphs
+    assert list(graphs) == ["file", "module", "described", "object_form", "bare_file"]
+    assert graphs["file"] == GraphSpec("file", "./src/agent.py", "graph")
+    assert graphs["module"] == GraphSpec("module", "my_pkg.agents", "make_graph")
+    assert graphs["described"] == GraphSpec("described", "./b.py", "builder", "Does b.")
+    assert graphs["object_form"] == GraphSpec("object_form", "other.mod", "g", None)
+    assert graphs["bare_file"] == GraphSpec("bare_file", "agent.py", "graph")
+
+
+def test_dependencies_are_local_directories_relative_to_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / "libs" / "tools").mkdir(parents=True)
+    path = write(
+        project, {"graphs": GRAPHS, "dependencies": [".", "./libs/tools", "langchain-openai"]}
+    )
+    monkeypatch.chdir(tmp_path)  # relative to the config file, not to the working directory
+    assert load_config(path).dependencies == [project.resolve(), (project / "libs/tools").resolve()]
+
+
+def test_env_object(tmp_path: Path) -> None:
+    path = write(tmp_path, {"graphs": GRAPHS, "env": {"API_URL": "http://x", "RETRIES": 3}})
+    assert load_config(path).env == {"API_URL": "http://x", "RETRIES": "3"}
+
+
+def test_env_file_relative_to_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".env").write_text(
+        '# comment\nAPI_KEY=secret\nQUOTED="a b"\nEMPTY=\nexport EXPORTED=yes\n', encoding="utf-8"
+    )
+    path = write(project, {"graphs": GRAPHS, "env": ".env"})
+    monkeypatch.chdir(tmp_path)
+    assert load_config(path).env == {
+        "API_KEY": "secret",
+        "QUOTED": "a b",
+        "EMPTY": "",
+        "EXPORTED": "yes",
+    }
+
+
+def test_auth_path(tmp_path: Path) -> None:
+    path = write(tmp_path, {"graphs": GRAPHS, "auth": {"path": "./auth.py:auth"}})
+    assert load_config(path).auth_path == "./auth.py:auth"
+
+
+def test_cors(tmp_path: Path) -> None:
+    cors = {
+        "allow_origins": ["https://app.example"],
+        "allow_methods": ["GET", "POST"],
+        "allow_headers": ["x-api-key"],
+        "allow_credentials": True,
+        "expose_headers": ["x-run-id"],
+        "max_age": 60,
+    }
+    path = write(tmp_path, {"graphs": GRAPHS, "http": {"cors": cors}})
+    assert load_config(path).cors == CorsConfig(**cors)
+
+
+def test_cors_defaults(tmp_path: Path) -> None:
+    path = write(tmp_path, {"graphs": GRAPHS, "http": {"cors": {"allow_origins": ["*"]}}})
+    cors = load_config(path).cors
+    assert cors == CorsConfig(
+        allow_origins=["*"],
+        allow_methods=["*"],
+        allow_headers=["*"],
+        allow_credentials=False,
+        expose_headers=[],
+        max_age=600,
+    )
+
+
+def test_http_without_cors(tmp_path: Path) -> None:
+    path = write(tmp_path, {"graphs": GRAPHS, "http": {}})
+    assert load_config(path).cors is None
+
+
+def test_default_config(tmp_path: Path) -> None:
+    default_config = {
+        "recursion_limit": 1,
+        "configurable": {"model": "small"},
+        "metadata": {"team": "a"},
+        "tags": ["prod"],
+    }
+    path = write(tmp_path, {"graphs": GRAPHS, "default_config": default_config})
+    assert load_config(path).default_config == default_config
+
+
+def test_an_existing_langgraph_json_loads_unchanged(tmp_path: Path) -> None:
+    # Keys only LangGraph's docker build uses are accepted, so the same file serves here.
+    (tmp_path / ".env").write_text("A=1\n", encoding="utf-8")
+    path = write(
+        tmp_path,
+        {
+            "$schema": "https://langgra.ph/schema.json",
+            "python_version": "3.12",
+            "node_version": "20",
+            "api_version": "0.4",
+            "base_image": "langchain/langgraph-api:3.12",
+            "image_distro": "wolfi",
+            "pip_config_file": "pip.conf",
+            "pip_installer": "uv",
+            "keep_pkg_tools": True,
+            "dockerfile_lines": ["RUN echo hi"],
+            "dependencies": ["."],
+            "graphs": {"agent": {"path": "./agent.py:graph", "description": "An agent."}},
+            "env": ".env",
+            "store": {"index": {"dims": 3}},
+            "checkpointer": {"ttl": {"strategy": "delete"}},
+            "auth": {"path": "./auth.py:auth"},
+            "http": {"cors": {"allow_origins": ["*"]}},
+        },
+        "langgraph.json",
+    )
+    config = load_config(path)
+    assert config.graphs["agent"].description == "An agent."
+    assert config.env == {"A": "1"}
+
+
+# -- load_config: invalid files -----------------------------------------------------------
+
+# (file content, key named in the error, problem text in the error)
+BAD_CONFIGS: list[tuple[str, Any, str, str]] = [
+    ("truncated JSON", '{"graphs": {', "(file)", "invalid JSON at line 1"),
+    ("empty file", "", "(file)", "invalid JSON"),
+    (
+        "trailing comma",
+        '{\n  "graphs": {"agent": "./agent.py:graph"},\n}\n',
+        "(file)",
+        "invalid JSON at line 3",
+    ),
+    ("not UTF-8", '{"graphs": {"caf\xe9": "./a.py:g"}}'.encode("latin-1"), "(file)", "UTF-8"),
+    ("root is a list", [{"graphs": GRAPHS}], "(root)", "must be a JSON object"),
+    ("root is a string", '"graphs"', "(root)", "must be a JSON object"),
+    # graphs
+    ("graphs missing", {}, "graphs", "is required"),
+    ("graphs null", {"graphs": None}, "graphs", "is required"),
+    ("graphs list", {"graphs": ["./agent.py:graph"]}, "graphs", "must be an object"),
+    ("graphs string", {"graphs": "./agent.py:graph"}, "graphs", "must be an object"),
+    ("graphs empty", {"graphs": {}}, "graphs", "must name at least one graph"),
+    ("graph number", {"graphs": {"agent": 5}}, "graphs.agent", "'path/to/file.py:attribute'"),
+    ("graph null", {"graphs": {"agent": None}}, "graphs.agent", "'path/to/file.py:attribute'"),
+    ("no attribute", {"graphs": {"agent": "./agent.py"}}, "graphs.agent", "file.py:attribute"),
+    ("two colons", {"graphs": {"agent": "a:b:c"}}, "graphs.agent", "file.py:attribute"),
+    ("empty path", {"graphs": {"agent": ":graph"}}, "graphs.agent", "needs a path"),
+    ("empty attribute", {"graphs": {"agent": "./agent.py:"}}, "graphs.agent", "attribute name"),
+    ("bad attribute", {"graphs": {"agent": "./a.py:my-graph"}}, "graphs.agent", "attribute name"),
+    ("dotted attribute", {"graphs": {"agent": "./a.py:x.graph"}}, "graphs.agent", "attribute"),
+    (
+        "object without path",
+        {"graphs": {"agent": {"description": "no path"}}},
+        "graphs.agent",
+        "file.py:attribute",
+    ),
+    (
+        "object with unknown key",
+        {"graphs": {"agent": {"path": "./a.py:g", "desc": "typo"}}},
+        "graphs.agent",
+        "unknown keys ['desc']",
+    ),
+    (
+        "description not a string",
+        {"graphs": {"agent": {"path": "./a.py:g", "description": 3}}},
+        "graphs.agent.description",
+        "must be a string",
+    ),
+    (
+        "second graph bad",
+        {"graphs": {"ok": "./a.py:g", "broken": "./b.py"}},
+        "graphs.broken",
+        "file.py:attribute",
+    ),
+    # top level
+    ("unknown key", {"graphs": GRAPHS, "grahps": {}}, "grahps", "unknown key"),
+    ("misspelt env", {"graphs": GRAPHS, "environment": {}}, "environment", "unknown key"),
+    # dependencies
+    ("dependencies string", {"graphs": GRAPHS, "dependencies": "."}, "dependencies", "list"),
+    ("dependency number", {"graphs": GRAPHS, "dependencies": [".", 1]}, "dependencies", "list"),
+    # env
+    ("env number", {"graphs": GRAPHS, "env": 1}, "env", "object or the path of a .env file"),
+    ("env list", {"graphs": GRAPHS, "env": ["A=1"]}, "env", "object or the path"),
+    ("env file missing", {"graphs": GRAPHS, "env": ".env.prod"}, "env", "'.env.prod' does not"),
+    ("env directory", {"graphs": GRAPHS, "env": "."}, "env", "does not exist"),
+    ("env value null", {"graphs": GRAPHS, "env": {"A": "1", "B": None}}, "env.B", "strings"),
+    ("env value object", {"graphs": GRAPHS, "env": {"A": {"x": 1}}}, "env.A", "strings"),
+    ("env value list", {"graphs": GRAPHS, "env": {"A": ["x"]}}, "env.A", "strings"),
+    # auth
+    ("auth string", {"graphs": GRAPHS, "auth": "./auth.py:auth"}, "auth", "must be an object"),
+    ("auth path number", {"graphs": GRAPHS, "auth": {"path": 1}}, "auth.path", "string"),
+    # http.cors
+    ("http list", {"graphs": GRAPHS, "http": []}, "http", "must be an object"),
+    ("cors list", {"graphs": GRAPHS, "http": {"cors": ["*"]}}, "http.cors", "must be an object"),
+    (
+        "cors unknown key",
+        {"graphs": GRAPHS, "http": {"cors": {"allow_origin": ["*"]}}},
+        "http.cors",
+        "unknown keys ['allow_origin']",
+    ),
+    (
+        "cors origins string",
+        {"graphs": GRAPHS, "http": {"cors": {"allow_origins": "*"}}},
+        "http.cors.allow_origins",
+        "must be a list of strings",
+    ),
+    (
+        "cors origins numbers",
+        {"graphs": GRAPHS, "http": {"cors": {"allow_origins": ["*", 1]}}},
+        "http.cors.allow_origins",
+        "must be a list of strings",
+    ),
+    (
+        "cors methods string",
+        {"graphs": GRAPHS, "http": {"cors": {"allow_methods": "GET"}}},
+        "http.cors.allow_methods",
+        "must be a list of strings",
+    ),
+    (
+        "cors headers null item",
+        {"graphs": GRAPHS, "http": {"cors": {"allow_headers": [None]}}},
+        "http.cors.allow_headers",
+        "must be a list of strings",
+    ),
+    (
+        "cors expose object",
+        {"graphs": GRAPHS, "http": {"cors": {"expose_headers": {"x": 1}}}},
+        "http.cors.expose_headers",
+        "must be a list of strings",
+    ),
+    (
+        "cors credentials string",
+        {"graphs": GRAPHS, "http": {"cors": {"allow_credentials": "false"}}},
+        "http.cors.allow_credentials",
+        "true or false",
+    ),
+    (
+        "cors credentials number",
+        {"graphs": GRAPHS, "http": {"cors": {"allow_credentials": 1}}},
+        "http.cors.allow_credentials",
+        "true or false",
+    ),
+    (
+        "cors max_age string",
+        {"graphs": GRAPHS, "http": {"cors": {"max_age": "600"}}},
+        "http.cors.max_age",
+        "non-negative integer",
+    ),
+    (
+        "cors max_age negative",
+        {"graphs": GRAPHS, "http": {"cors": {"max_age": -1}}},
+        "http.cors.max_age",
+        "non-negative integer",
+    ),
+    (
+        "cors max_age float",
+        {"graphs": GRAPHS, "http": {"cors": {"max_age": 1.5}}},
+        "http.cors.max_age",
+        "non-negative integer",
+    ),
+    # default_config
+    ("default_config list", {"graphs": GRAPHS, "default_config": []}, "default_config", "object"),
+    (
+        "default_config null",
+        {"graphs": GRAPHS, "default_config": None},
+        "default_config",
+        "must be an object",
+    ),
+    *[
+        (
+            f"recursion_limit {limit!r}",
+            {"graphs": GRAPHS, "default_config": {"recursion_limit": limit}},
+            "default_config.recursion_limit",
+            "must be a positive integer",
+        )
+        for limit in (0, -5, "25", 2.5, True, False, [25])
+    ],
+    (
+        "configurable string",
+        {"graphs": GRAPHS, "default_config": {"configurable": "model=x"}},
+        "default_config.configurable",
+        "must be an object",
+    ),
+    (
+        "metadata list",
+        {"graphs": GRAPHS, "default_config": {"metadata": ["a"]}},
+        "default_config.metadata",
+        "must be an object",
+    ),
+    (
+        "tags string",
+        {"graphs": GRAPHS, "default_config": {"tags": "prod"}},
+        "default_config.tags",
+        "must be a list of strings",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("content", "key", "problem"),
+    [case[1:] for case in BAD_CONFIGS],
+    ids=[case[0] for case in BAD_CONFIGS],
+)
+def test_bad_config_names_file_key_and_problem(
+    tmp_path: Path, content: Any, key: str, problem: str
+) -> None:
+    path = write(tmp_path, content)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert_names(info.value, path, key, problem)
+    assert "\n" not in str(info.value)
+
+
+def test_unknown_key_error_lists_the_accepted_keys(tmp_path: Path) -> None:
+    path = write(tmp_path, {"graphs": GRAPHS, "grahps": {}})
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert "'graphs'" in info.value.problem
+    assert "'default_config'" in info.value.problem
+
+
+def test_unreadable_config_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "open_langgraph.json"
+    path.mkdir()
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert_names(info.value, path, "(file)", "cannot be read")
+
+
+def test_invalid_json_error_chains_the_parser_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "{not json}")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert isinstance(info.value.__cause__, json.JSONDecodeError)
