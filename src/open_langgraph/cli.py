@@ -53,6 +53,14 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(find_config_file(args.config))
+        if config.auth_path is not None:
+            # Serving without the authentication a config asks for would expose every
+            # thread; refuse until auth handlers are implemented.
+            raise ConfigError(
+                config.path,
+                "auth",
+                "authentication is not implemented yet; remove the key to serve without auth",
+            )
         for key, value in config.env.items():
             os.environ.setdefault(key, value)
         graphs = GraphRegistry(config)

@@ -46,6 +46,7 @@ class CorsConfig:
     allow_credentials: bool = False
     expose_headers: list[str] = field(default_factory=list)
     max_age: int = 600
+    allow_origin_regex: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +171,12 @@ def _parse_dependencies(path: Path, base: Path, value: Any) -> list[Path]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(path, "dependencies", "must be a list of paths")
     # Package names (as in langgraph.json's pip dependencies) are installed separately;
-    # only local directories go on sys.path.
-    return [(base / v).resolve() for v in value if v.startswith((".", "/")) and (base / v).is_dir()]
+    # only local directories go on sys.path, and a local path that is missing is a typo.
+    local = [v for v in value if v.startswith((".", "/"))]
+    for entry in local:
+        if not (base / entry).is_dir():
+            raise ConfigError(path, "dependencies", f"{entry!r} is not a directory")
+    return [(base / v).resolve() for v in local]
 
 
 def _parse_env(path: Path, base: Path, value: Any) -> dict[str, str]:
@@ -204,6 +209,9 @@ def _parse_cors(path: Path, value: Any) -> CorsConfig | None:
         return None
     if not isinstance(value, dict):
         raise ConfigError(path, "http", "must be an object")
+    for key in value:
+        if key != "cors":
+            raise ConfigError(path, f"http.{key}", "not supported; only http.cors is")
     cors = value.get("cors")
     if cors is None:
         return None
@@ -220,6 +228,9 @@ def _parse_cors(path: Path, value: Any) -> CorsConfig | None:
             raise ConfigError(path, f"http.cors.{name}", "must be a list of strings")
     if "allow_credentials" in cors and not isinstance(cors["allow_credentials"], bool):
         raise ConfigError(path, "http.cors.allow_credentials", "must be true or false")
+    regex = cors.get("allow_origin_regex")
+    if regex is not None and not isinstance(regex, str):
+        raise ConfigError(path, "http.cors.allow_origin_regex", "must be a string")
     max_age = cors.get("max_age", 0)
     if not isinstance(max_age, int) or isinstance(max_age, bool) or max_age < 0:
         raise ConfigError(path, "http.cors.max_age", "must be a non-negative integer (seconds)")

@@ -127,7 +127,23 @@ def _graph_sees_config_env(d: Path) -> Case:
     return Case(_config(d, text), "graphs.agent", "got s3cr3t")
 
 
+def _auth_not_enforced(d: Path) -> Case:
+    # Serving openly a config that asks for authentication would expose every thread.
+    _write(d, "agent.py", GOOD_GRAPH)
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "auth": {"path": "./auth.py:auth"}}'
+    return Case(_config(d, text), "auth", "not implemented")
+
+
+def _graph_module_exits(d: Path) -> Case:
+    _write(d, "agent.py", "import sys\nsys.exit(3)\n")
+    return Case(
+        _config(d, '{"graphs": {"agent": "./agent.py:graph"}}'), "graphs.agent", "SystemExit"
+    )
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "auth-not-enforced": _auth_not_enforced,
+    "graph-module-exits": _graph_module_exits,
     "invalid-json": _invalid_json,
     "unknown-key": _unknown_key,
     "bad-cors": _bad_cors,

@@ -433,3 +433,8 @@ def test_run_config_does_not_modify_stored_configs() -> None:
     assert default_config == DEFAULT_CONFIG
     assert assistant == ASSISTANT
     assert run_config == run_config_before
+
+
+def test_run_config_keeps_a_checkpoint_the_client_put_in_its_own_config() -> None:
+    config = _build(run_config={"configurable": {"checkpoint_id": "client-chosen"}})
+    assert config["configurable"]["checkpoint_id"] == "client-chosen"

@@ -33,6 +33,10 @@ class LoadedGraph:
     factory: GraphFactory | None
 
 
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
 def _import_target(config_path: Path, spec: GraphSpec) -> Any:
     """Import the module named by a spec and return its attribute."""
     location = spec.path
@@ -49,16 +53,16 @@ def _import_target(config_path: Path, spec: GraphSpec) -> Any:
         sys.modules[module_name] = module
         try:
             module_spec.loader.exec_module(module)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise ConfigError(
-                config_path, key, f"importing {location!r} failed: {type(exc).__name__}: {exc}"
+                config_path, key, f"importing {location!r} failed: {_one_line(exc)}"
             ) from exc
     else:
         try:
             module = importlib.import_module(location)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise ConfigError(
-                config_path, key, f"importing module {location!r} failed: {exc}"
+                config_path, key, f"importing module {location!r} failed: {_one_line(exc)}"
             ) from exc
     if not hasattr(module, spec.attribute):
         raise ConfigError(config_path, key, f"{location!r} has no attribute {spec.attribute!r}")

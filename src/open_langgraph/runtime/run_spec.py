@@ -28,6 +28,7 @@ STREAM_MODES_NOT_YET = frozenset({"messages", "events"})
 
 # configurable keys the server sets on every run; clients cannot override them.
 RESERVED_CONFIGURABLE = ("thread_id", "run_id", "assistant_id", "graph_id")
+_CHECKPOINT_KEYS = ("checkpoint_id", "checkpoint_ns", "checkpoint_map")
 
 
 def merge_configs(*configs: dict[str, Any] | None) -> dict[str, Any]:
@@ -109,7 +110,12 @@ def build_run_config(
     checkpoint: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The RunnableConfig a run executes with."""
-    config = merge_configs(default_config, assistant["config"], run_config)
+    stored = merge_configs(default_config, assistant["config"])
+    # A checkpoint saved in an assistant's or the default config must not pin every run to
+    # it; one the client puts in this run's config is honoured, as LangGraph Platform does.
+    for key in _CHECKPOINT_KEYS:
+        stored.get("configurable", {}).pop(key, None)
+    config = merge_configs(stored, run_config)
     configurable = config.setdefault("configurable", {})
     configurable.update(
         {
@@ -119,9 +125,9 @@ def build_run_config(
             "graph_id": assistant["graph_id"],
         }
     )
-    for key in ("checkpoint_id", "checkpoint_ns", "checkpoint_map"):
-        configurable.pop(key, None)
     if checkpoint:
+        for key in _CHECKPOINT_KEYS:
+            configurable.pop(key, None)
         if checkpoint.get("checkpoint_id"):
             configurable["checkpoint_id"] = checkpoint["checkpoint_id"]
         configurable["checkpoint_ns"] = checkpoint.get("checkpoint_ns") or ""

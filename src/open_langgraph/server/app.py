@@ -81,6 +81,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             allow_credentials=cors.allow_credentials,
             expose_headers=cors.expose_headers,
             max_age=cors.max_age,
+            allow_origin_regex=cors.allow_origin_regex,
         )
     install_error_handlers(app)
     for module in (meta, assistants, threads, runs):
