@@ -800,8 +800,8 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(tmp_name)
         log_dir = (args.log_dir or tmp).absolute()
         log_dir.mkdir(parents=True, exist_ok=True)
-        servers = make_servers(args, tmp, log_dir)
         try:
+            servers = make_servers(args, tmp, log_dir)
             with servers_running(servers):
                 results = start_all(servers, args.startup_timeout)
                 asyncio.run(benchmark_all(results, args))
