@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -45,6 +46,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tune_garbage_collector() -> None:
+    """Fewer, later collections: a run allocates many short-lived objects, and collecting
+    every 700 allocations spent a measurable share of a request on the cyclic collector.
+    Objects alive after start-up (imported graphs and libraries) are frozen out of it."""
+    if os.environ.get("OLG_GC_DEFAULTS"):
+        return
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 50, 100)
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -78,6 +90,7 @@ def _serve(args: argparse.Namespace) -> int:
         config=config, db_path=Path(args.db), max_concurrency=args.max_concurrency
     )
     app = create_app(settings, graphs)
+    _tune_garbage_collector()
     print(
         f"olg: serving {', '.join(graphs.graph_ids)} on http://{args.host}:{args.port} "
         f"(database {args.db})",
