@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from open_langgraph import __version__
-from open_langgraph.config import AppConfig
+from open_langgraph.config import AppConfig, CorsConfig
 from open_langgraph.runtime.broker import Broker
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
@@ -32,6 +32,34 @@ class ServerSettings:
     config: AppConfig
     db_path: Path
     max_concurrency: int = 32
+
+
+# Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
+EXPOSED_HEADERS = ["x-pagination-next", "content-location", "location"]
+
+
+def _add_cors(app: FastAPI, cors: CorsConfig | None) -> None:
+    """Without `http.cors`, any origin may call us without credentials, as LangGraph
+    Platform allows by default, so LangGraph Studio in a browser reaches a local server."""
+    if cors is None:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=["*"],
+            allow_methods=["*"],
+            allow_headers=["*"],
+            expose_headers=EXPOSED_HEADERS,
+        )
+        return
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=cors.allow_origins,
+        allow_methods=cors.allow_methods,
+        allow_headers=cors.allow_headers,
+        allow_credentials=cors.allow_credentials,
+        expose_headers=cors.expose_headers or EXPOSED_HEADERS,
+        max_age=cors.max_age,
+        allow_origin_regex=cors.allow_origin_regex,
+    )
 
 
 def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
@@ -71,18 +99,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         description="The LangGraph Platform API, self-hosted.",
         lifespan=lifespan,
     )
-    cors = settings.config.cors
-    if cors is not None:
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=cors.allow_origins,
-            allow_methods=cors.allow_methods,
-            allow_headers=cors.allow_headers,
-            allow_credentials=cors.allow_credentials,
-            expose_headers=cors.expose_headers,
-            max_age=cors.max_age,
-            allow_origin_regex=cors.allow_origin_regex,
-        )
+    _add_cors(app, settings.config.cors)
     install_error_handlers(app)
     for module in (meta, assistants, threads, runs):
         app.include_router(module.router)

@@ -1,0 +1,47 @@
+"""Browsers (Studio, Agent Chat UI) can call the server; `http.cors` narrows who may."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.fixtures.server import ServerProcess, write_config
+
+pytestmark = pytest.mark.e2e
+
+PREFLIGHT = {
+    "Origin": "https://smith.langchain.com",
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "content-type",
+}
+
+
+def test_any_origin_by_default(server: ServerProcess):
+    preflight = httpx.options(f"{server.url}/threads/search", headers=PREFLIGHT)
+    assert preflight.status_code == 200
+    assert preflight.headers["access-control-allow-origin"] == "*"
+    response = httpx.post(
+        f"{server.url}/assistants/search",
+        json={"limit": 1},
+        headers={"Origin": "https://smith.langchain.com"},
+    )
+    assert response.headers["access-control-allow-origin"] == "*"
+    assert "x-pagination-next" in response.headers["access-control-expose-headers"].lower()
+
+
+def test_configured_origins_only(tmp_path: Path):
+    config = write_config(tmp_path, http={"cors": {"allow_origins": ["http://localhost:3000"]}})
+    server = ServerProcess(config, tmp_path / "olg.db", tmp_path / "log")
+    server.start()
+    try:
+        allowed = httpx.options(
+            f"{server.url}/threads", headers={**PREFLIGHT, "Origin": "http://localhost:3000"}
+        )
+        assert allowed.headers["access-control-allow-origin"] == "http://localhost:3000"
+        refused = httpx.options(f"{server.url}/threads", headers=PREFLIGHT)
+        assert refused.status_code == 400
+        assert "access-control-allow-origin" not in refused.headers
+    finally:
+        server.stop()
