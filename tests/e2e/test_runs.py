@@ -377,6 +377,8 @@ async def test_bulk_cancel_by_thread_and_by_ids(client: LangGraphClient):
     await client.runs.cancel_many(thread_id=thread_id, status="pending")
     await _wait_status(client, thread_id, queued["run_id"], "interrupted")
     assert (await client.runs.get(thread_id, running["run_id"]))["status"] == "running"
+    # Cancelling the queued run leaves the thread to the run still executing on it.
+    assert (await client.threads.get(thread_id))["status"] == "busy"
     await client.runs.cancel_many(run_ids=[running["run_id"]])
     await _wait_status(client, thread_id, running["run_id"], "interrupted")
     assert (await client.threads.get(thread_id))["status"] == "idle"

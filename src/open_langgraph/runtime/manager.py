@@ -185,7 +185,7 @@ class RunManager:
             else:
                 # Queued behind another run: it never started, so settle it here.
                 self._queues[handle.thread_id].remove(handle)
-                await self._settle(handle, RunOutcome("interrupted"), None, executed=False)
+                await self._settle(handle, RunOutcome("interrupted"), None)
         if wait:
             for handle in handles:
                 await handle.done.wait()
@@ -222,9 +222,7 @@ class RunManager:
             handle.stream.publish("error", dumps(error))
             outcome = RunOutcome("error", output={"__error__": error}, error=error)
             thread_update = ThreadUpdate(status="error", error=error)
-        await asyncio.shield(
-            self._settle(handle, outcome, thread_update, executed=True, graph=graph)
-        )
+        await asyncio.shield(self._settle(handle, outcome, thread_update, graph=graph))
 
     async def _completed(
         self, graph: Any, handle: RunHandle, final_values: Any
@@ -254,15 +252,17 @@ class RunManager:
         outcome: RunOutcome,
         thread_update: ThreadUpdate | None,
         *,
-        executed: bool,
         graph: Any = None,
     ) -> None:
         """Store the outcome, wake waiters and start the thread's next run."""
         handle.stream.close()
         queue = self._queues.get(handle.thread_id)
+        # Only the run at the head of its thread's queue owns the thread's status; a run
+        # cancelled while queued behind it leaves the thread alone.
+        was_head = bool(queue) and queue[0] is handle
         next_handle = None
-        if queue and queue[0] is handle:
-            queue.popleft()
+        if was_head:
+            queue.popleft()  # type: ignore[union-attr]
             next_handle = queue[0] if queue else None
         if queue is not None and not queue:
             del self._queues[handle.thread_id]
@@ -270,17 +270,20 @@ class RunManager:
             if handle.cancel_action == "rollback":
                 await self._storage.delete_checkpoints_of_runs(handle.thread_id, [handle.run_id])
                 await self._storage.delete_runs([handle.run_id])
-                await self._storage.update_thread(
-                    handle.thread_id,
-                    await self._state_after_rollback(handle, graph, busy=next_handle is not None),
-                )
+                if was_head:
+                    await self._storage.update_thread(
+                        handle.thread_id,
+                        await self._state_after_rollback(
+                            handle, graph, busy=next_handle is not None
+                        ),
+                    )
             else:
-                if thread_update is None and executed:
-                    thread_update = ThreadUpdate(status="idle")
-                if next_handle is not None and thread_update is not None:
-                    thread_update.status = "busy"
-                elif next_handle is None and thread_update is None:
-                    thread_update = ThreadUpdate(status="idle")
+                if not was_head:
+                    thread_update = None
+                else:
+                    thread_update = thread_update or ThreadUpdate(status="idle")
+                    if next_handle is not None:
+                        thread_update.status = "busy"
                 await self._storage.finish_run(
                     handle.run_id,
                     status=outcome.status,
