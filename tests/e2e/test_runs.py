@@ -322,6 +322,33 @@ async def test_stateless_runs(client: LangGraphClient):
     assert len(batch) == 2 and len({r["thread_id"] for r in batch}) == 2
     background = await client.runs.create(None, "counter", input={"count": 0})
     assert background["status"] in ("pending", "running")
+    # Each temporary thread is deleted, with its run, once the run ends.
+    for run in [*batch, background]:
+        for _ in range(100):
+            try:
+                await client.runs.get(run["thread_id"], run["run_id"])
+            except httpx.HTTPStatusError as err:
+                assert err.response.status_code == 404
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError(f"temporary thread {run['thread_id']} was kept")
+
+
+async def test_stateless_threads_go_unless_kept_and_never_leak_on_errors(
+    client: LangGraphClient,
+):
+    marker = {"stateless-test": str(uuid.uuid4())}
+    before = await client.threads.count()
+    with pytest.raises(httpx.HTTPStatusError):
+        await client.runs.wait(None, "counter", input={"count": 0}, interrupt_before=["nope"])
+    await client.runs.wait(None, "counter", input={"count": 0})
+    assert await client.threads.count() == before
+    kept = await client.runs.create(
+        None, "counter", input={"count": 0}, on_completion="keep", metadata=marker
+    )
+    assert (await client.runs.join(kept["thread_id"], kept["run_id"]))["count"] == 2
+    assert (await client.threads.get(kept["thread_id"]))["values"]["count"] == 2
 
 
 async def test_default_config_recursion_limit_applies_and_a_run_can_raise_it(

@@ -42,7 +42,6 @@ class RunHandle:
 
     run: dict[str, Any]
     stream: RunEventStream
-    delete_thread_after: bool = False
     task: asyncio.Task[None] | None = None
     cancel_action: CancelAction | None = None
     outcome: RunOutcome | None = None
@@ -55,6 +54,11 @@ class RunHandle:
     @property
     def thread_id(self) -> str:
         return self.run["thread_id"]
+
+    @property
+    def delete_thread_after(self) -> bool:
+        """A stateless run's temporary thread goes when the run ends, unless kept."""
+        return self.run["kwargs"].get("on_completion") == "delete"
 
 
 class RunManager:
@@ -133,15 +137,9 @@ class RunManager:
             runs = [h.run_id for h in self.thread_runs(thread_id)]
             await self.cancel(thread_id, runs, action=strategy, wait=True)  # type: ignore[arg-type]
 
-    def submit(
-        self, run: dict[str, Any], *, started: bool, delete_thread_after: bool = False
-    ) -> RunHandle:
+    def submit(self, run: dict[str, Any], *, started: bool) -> RunHandle:
         """Queue a stored run on its thread; it starts at once if the thread is free."""
-        handle = RunHandle(
-            run=run,
-            stream=self._broker.open(run["run_id"]),
-            delete_thread_after=delete_thread_after,
-        )
+        handle = RunHandle(run=run, stream=self._broker.open(run["run_id"]))
         self._handles[handle.run_id] = handle
         queue = self._queues.setdefault(handle.thread_id, deque())
         queue.append(handle)

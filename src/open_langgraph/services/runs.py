@@ -68,9 +68,9 @@ class RunService:
         run_id = str(uuid.uuid4())
         metadata = dict(payload.metadata or {})
         if stateless:
+            # The temporary thread is created once the request has passed every check.
             thread_id = str(uuid.uuid4())
-            await self._storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
-            thread = {"metadata": {}}
+            thread: dict[str, Any] = {"metadata": {}}
         else:
             assert thread_id is not None
             check_uuid(thread_id, "thread ID")
@@ -102,7 +102,9 @@ class RunService:
             checkpoint=checkpoint,
         )
         await self._check_graph_inputs(graph_id, config, payload, checkpoint)
-        if not stateless:
+        if stateless:
+            await self._storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
+        else:
             await self._manager.prepare_thread(thread_id, payload.multitask_strategy or "enqueue")
 
         durability = payload.durability
@@ -123,6 +125,7 @@ class RunService:
             "after_seconds": payload.after_seconds or 0,
             "temporary": stateless,
             "on_disconnect": payload.on_disconnect,
+            "on_completion": (payload.on_completion or "delete") if stateless else None,
         }
         starts_now = self._manager.will_start_now(thread_id, payload.after_seconds or 0)
         run = new_run_record(
@@ -141,8 +144,7 @@ class RunService:
                 metadata={"graph_id": graph_id, "assistant_id": assistant["assistant_id"]},
             ),
         )
-        delete_after = stateless and (payload.on_completion or "delete") == "delete"
-        return self._manager.submit(run, started=starts_now, delete_thread_after=delete_after)
+        return self._manager.submit(run, started=starts_now)
 
     async def _check_graph_inputs(
         self,

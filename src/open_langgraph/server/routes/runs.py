@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query, Response
@@ -14,6 +15,7 @@ from open_langgraph.server.responses import JSONResponse
 from open_langgraph.server.schemas import RunCancelMany, RunCreate, RunStatus
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.runs import public_run
+from open_langgraph.storage.base import StoredEvent
 
 router = APIRouter(tags=["runs"])
 
@@ -127,7 +129,10 @@ async def join_run_stream(
     return sse_response(events, on_disconnect=on_disconnect)
 
 
-async def _only_modes(events, wanted: set[str]):  # type: ignore[no-untyped-def]
+async def _only_modes(
+    events: AsyncIterator[StoredEvent], wanted: set[str]
+) -> AsyncIterator[StoredEvent]:
+    """Keep the events of the stream modes a joining client asked for."""
     async for event in events:
         if event.event.split("|", 1)[0] in wanted:
             yield event
