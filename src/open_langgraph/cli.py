@@ -105,6 +105,9 @@ def _serve(args: argparse.Namespace) -> int:
         access_log=False,
         loop="auto",
         http="auto",
+        # Open SSE streams would otherwise hold a shutdown until their runs end; after this
+        # grace period the lifespan stops the runs (stored as errors, queued ones kept).
+        timeout_graceful_shutdown=5,
     )
     return 0
 

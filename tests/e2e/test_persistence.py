@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,36 @@ async def test_kill_9_and_restart_keeps_threads_history_runs_and_events(tmp_path
         assert (await client.runs.join(busy_thread, queued["run_id"]))["count"] == 102
         assert (await client.runs.get(busy_thread, queued["run_id"]))["status"] == "success"
         assert (await client.threads.get(busy_thread))["status"] == "idle"
+        await client.http.client.aclose()
+    finally:
+        server.stop()
+
+
+async def test_sigterm_with_a_stream_open_stops_promptly_and_settles_the_run(tmp_path: Path):
+    server = ServerProcess(write_config(tmp_path), tmp_path / "olg.db", tmp_path / "log")
+    server.start()
+    try:
+        client = get_client(url=server.url)
+        thread_id = (await client.threads.create())["thread_id"]
+        stream = client.runs.stream(thread_id, "slow", input={"seconds": 60})
+        first = await anext(stream)
+        run_id = first.data["run_id"]
+        assert server.process is not None
+        started = time.monotonic()
+        server.process.terminate()
+        server.process.wait(timeout=30)
+        assert time.monotonic() - started < 20
+        await stream.aclose()
+        await client.http.client.aclose()
+    finally:
+        server.stop()
+    server.start()
+    try:
+        client = get_client(url=server.url)
+        run = await client.runs.get(thread_id, run_id)
+        # Shutdown closed the stream, and a stream's run is cancelled when its client goes.
+        assert run["status"] == "interrupted"
+        assert (await client.threads.get(thread_id))["status"] != "busy"
         await client.http.client.aclose()
     finally:
         server.stop()
