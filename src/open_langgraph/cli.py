@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
         help="runs executed at once in this process",
     )
     serve.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
+    webshop = commands.add_parser(
+        "webshop", help="the WebShop environment", description="olg webshop serve --help"
+    )
+    webshop.add_argument("webshop_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -116,6 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "webshop":
+        from open_langgraph.envs.webshop.site import main as webshop_main
+
+        return webshop_main(args.webshop_args)
     return 1  # pragma: no cover - argparse requires a command
 
 

@@ -1,0 +1,1 @@
+"""Environments that agents built on Open LangGraph are evaluated in."""
