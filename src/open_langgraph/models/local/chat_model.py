@@ -1,0 +1,267 @@
+"""`LocalChatModel`: an embedded GGUF model behind LangChain's `BaseChatModel` interface.
+
+Tool calls are decoded under a grammar built from the bound tools, so every call parses and
+validates against its tool's schema. `with_structured_output` comes for free: LangChain's
+default implementation binds the schema as a forced tool and parses the call.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from open_langgraph.models.errors import ModelNameError
+from open_langgraph.models.local.budget import call_token_budget
+from open_langgraph.models.local.catalog import LOCAL_MODELS, LocalModelSpec
+from open_langgraph.models.local.files import ensure_model_file
+from open_langgraph.models.local.grammar import ToolChoiceMode, tool_call_grammar
+from open_langgraph.models.local.messages import (
+    is_call_start,
+    parse_call,
+    to_chat_messages,
+    tools_prompt,
+)
+from open_langgraph.models.local.runner import Completion, LlamaRunner, get_runner
+
+ToolLike = Mapping[str, Any] | type | Callable[..., Any] | BaseTool
+ReplyKind = Literal["text", "auto", "call"]
+"""What a reply may be: free text (no tools), text or a call ("auto"), or only a call."""
+
+
+class LocalChatModel(BaseChatModel):
+    """A chat model running in-process on llama.cpp from a GGUF file shipped on PyPI.
+
+    Example:
+        ```python
+        model = LocalChatModel(model_name="smollm2-135m").bind_tools([search], tool_choice="any")
+        ```
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model_name: str = "qwen2.5-coder-1.5b"
+    """A name from the local catalogue (`qwen2.5-coder-1.5b`, `smollm2-135m`)."""
+    max_tokens: int = 512
+    """Upper bound on generated tokens; size it for the longest tool-call arguments."""
+    temperature: float = 0.0
+    """0 decodes greedily, which keeps agent decisions reproducible."""
+    seed: int | None = None
+    stop: list[str] | None = Field(default=None)
+
+    _spec: LocalModelSpec = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        if self.model_name not in LOCAL_MODELS:
+            known = ", ".join(f"local/{n}" for n in LOCAL_MODELS)
+            raise ModelNameError(f"unknown local model {self.model_name!r}; known: {known}")
+        self._spec = LOCAL_MODELS[self.model_name]
+
+    @property
+    def _llm_type(self) -> str:
+        return "open-langgraph-local"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name, "temperature": self.temperature}
+
+    def runner(self) -> LlamaRunner:
+        """The process-wide llama.cpp runner, assembling and loading the model on first use."""
+        path = ensure_model_file(self._spec)
+        return get_runner(path, n_ctx=self._spec.n_ctx)
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    def bind_tools(
+        self,
+        tools: Sequence[ToolLike],
+        *,
+        tool_choice: str | bool | Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools; replies are then constrained to a valid call (or text with "auto").
+
+        Args:
+            tools: LangChain tools, Pydantic models, TypedDicts, functions or OpenAI specs.
+            tool_choice: `"auto"`/`None` (text or a call), `"any"`/`"required"`/`True` (a call
+                to any tool), a tool name or `{"type": "function", "function": {"name": ...}}`
+                (a call to that tool), or `"none"` (text only).
+
+        Raises:
+            UnsupportedSchemaError: a schema uses a keyword the grammar cannot enforce.
+            ValueError: `tool_choice` names a tool that is not bound.
+        """
+        specs = [convert_to_openai_tool(t)["function"] for t in tools]
+        names = [s["name"] for s in specs]
+        if isinstance(tool_choice, Mapping):
+            tool_choice = tool_choice.get("function", {}).get("name") or tool_choice.get("name")
+        if tool_choice in (None, "auto"):
+            choice = "auto"
+        elif tool_choice in ("any", "required", True):
+            choice = "any"
+        elif tool_choice == "none" or tool_choice is False:
+            choice = "none"
+        elif isinstance(tool_choice, str) and tool_choice in names:
+            choice = tool_choice
+        else:
+            raise ValueError(f"tool_choice {tool_choice!r} is not one of the bound tools {names}")
+        # Build once now so an unsupported schema fails at bind time, not mid-run.
+        _grammar_for(specs, choice)
+        return super().bind(tools=specs, tool_choice=choice, **kwargs)
+
+    # -- generation ----------------------------------------------------------------------------
+
+    def _request(
+        self, messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], ReplyKind]:
+        """The llama.cpp request, and what kind of reply the grammar admits."""
+        specs: list[dict[str, Any]] = list(kwargs.get("tools") or [])
+        choice: str = kwargs.get("tool_choice") or "auto"
+        if choice == "none":
+            specs = []
+        request: dict[str, Any] = {
+            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "temperature": kwargs.get("temperature", self.temperature),
+        }
+        if self.seed is not None:
+            request["seed"] = self.seed
+        stops = stop or self.stop
+        if stops:
+            request["stop"] = list(stops)
+        if not specs:
+            request["messages"] = to_chat_messages(messages)
+            return request, "text"
+        allowed = specs if choice in ("auto", "any") else [s for s in specs if s["name"] == choice]
+        mode: ToolChoiceMode = "auto" if choice == "auto" else "any"
+        request["messages"] = to_chat_messages(messages, tools_prompt(allowed, mode))
+        request["grammar"] = _grammar_for(specs, choice)
+        budget = call_token_budget(allowed)
+        if budget is not None:  # never cut a call off mid-JSON when its length is bounded
+            request["max_tokens"] = max(request["max_tokens"], min(budget, self._spec.n_ctx // 2))
+        return request, "auto" if mode == "auto" else "call"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        request, kind = self._request(messages, stop, kwargs)
+        completion = self.runner().complete(request)
+        message = self._to_message(completion, kind, request["max_tokens"])
+        info = {"finish_reason": completion.finish_reason, "timings": dict(completion.timings)}
+        return ChatResult(generations=[ChatGeneration(message=message, generation_info=info)])
+
+    def _to_message(self, completion: Completion, kind: ReplyKind, max_tokens: int) -> AIMessage:
+        metadata = {
+            "model_name": self.model_name,
+            "finish_reason": completion.finish_reason,
+            "timings": dict(completion.timings),
+        }
+        usage = _usage(completion)
+        if kind != "text" and is_call_start(completion.text):
+            call = parse_call(completion.text, completion.finish_reason, max_tokens)
+            return AIMessage(
+                content="", tool_calls=[call], response_metadata=metadata, usage_metadata=usage
+            )
+        return AIMessage(content=completion.text, response_metadata=metadata, usage_metadata=usage)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """Yield text tokens as decoded; a tool call is yielded whole once it is complete.
+
+        Call arguments are buffered because a half-written call is of no use to a graph and
+        LangChain merges `tool_call_chunks` anyway; text answers stream token by token.
+        """
+        request, kind = self._request(messages, stop, kwargs)
+        pieces: queue.Queue[str | _Done] = queue.Queue()
+        runner = self.runner()
+
+        def work() -> None:
+            try:
+                pieces.put(_Done(runner.complete(request, on_chunk=pieces.put), None))
+            except BaseException as exc:  # handed to the consuming thread, re-raised there
+                pieces.put(_Done(None, exc))
+
+        threading.Thread(target=work, name="olg-local-model", daemon=True).start()
+        buffered: list[str] = []
+        # None until the first piece shows whether an "auto" reply is text or a call.
+        streaming_text: bool | None = {"text": True, "auto": None, "call": False}[kind]
+        while True:
+            item = pieces.get()
+            if isinstance(item, _Done):
+                break
+            if streaming_text is None:
+                streaming_text = not is_call_start(item)
+            if not streaming_text:
+                buffered.append(item)
+                continue
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=item))
+            if run_manager:
+                run_manager.on_llm_new_token(item, chunk=chunk)
+            yield chunk
+        if item.error is not None:
+            raise item.error
+        assert item.completion is not None
+        completion = item.completion
+        call_chunks: list[ToolCallChunk] = []
+        if buffered:
+            call = parse_call("".join(buffered), completion.finish_reason, request["max_tokens"])
+            args = json.dumps(call["args"], ensure_ascii=False)
+            call_chunks.append(ToolCallChunk(name=call["name"], args=args, id=call["id"], index=0))
+        final = AIMessageChunk(
+            content="",
+            tool_call_chunks=call_chunks,
+            usage_metadata=_usage(completion),
+            response_metadata={
+                "model_name": self.model_name,
+                "finish_reason": completion.finish_reason,
+                "timings": dict(completion.timings),
+            },
+            chunk_position="last",
+        )
+        yield ChatGenerationChunk(message=final)
+
+
+class _Done:
+    """End-of-stream marker carrying the completion or the error from the worker thread."""
+
+    __slots__ = ("completion", "error")
+
+    def __init__(self, completion: Completion | None, error: BaseException | None) -> None:
+        self.completion = completion
+        self.error = error
+
+
+def _usage(completion: Completion) -> UsageMetadata:
+    return UsageMetadata(
+        input_tokens=completion.prompt_tokens,
+        output_tokens=completion.completion_tokens,
+        total_tokens=completion.prompt_tokens + completion.completion_tokens,
+    )
+
+
+def _grammar_for(specs: Sequence[Mapping[str, Any]], choice: str) -> str | None:
+    if choice == "none" or not specs:
+        return None
+    if choice in ("auto", "any"):
+        return tool_call_grammar(specs, "auto" if choice == "auto" else "any")
+    return tool_call_grammar([s for s in specs if s["name"] == choice], "any")

@@ -1,0 +1,193 @@
+"""The embedded SmolLM2 model under grammar-constrained decoding (real model, no fakes).
+
+SmolLM2-135M picks tools near chance, which is the point: whatever it picks, the call must parse
+and validate against the tool's schema, and enum arguments must stay inside the enum.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from pydantic import BaseModel, Field
+
+from open_langgraph.models.local import LocalChatModel
+from open_langgraph.models.local.runner import get_runner
+
+from .tools_fixture import ALL, BUY, CALC, CLICK, EMAIL, EVENT, FILTER, SEARCH, SHOP, WEATHER
+
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in ALL}
+
+# (tools offered, tool_choice, prompt): 20 varied decisions.
+CASES: list[tuple[list[dict[str, Any]], str, str]] = [
+    (SHOP, "any", "I need a waterproof hiking jacket for men."),
+    (SHOP, "any", "Open the second item, B09K3, it looks right."),
+    (SHOP, "buy", "Buy two of these in size large."),
+    (SHOP, "click", "The page lists B07X1, B09K3, B0C55, B01ZZ. Open the cheapest: B0C55 ($9)."),
+    (SHOP, "search", "Look for 'organic green tea 100 bags' please."),
+    (ALL, "any", "What's the weather in Lisbon right now, in celsius?"),
+    (ALL, "get_weather", "Is it hot in Phoenix? Use fahrenheit."),
+    (ALL, "any", "Schedule a team standup on Tuesday with Ana and Raj."),
+    (ALL, "create_event", 'Put "Dentist" on my calendar for Friday.'),
+    (ALL, "calculate", "What is 12.5 times 4?"),
+    (ALL, "any", "Divide 100 by 7."),
+    (ALL, "filter_products", "Only show blue ones under 30 dollars, sorted by rating."),
+    (ALL, "any", "Show me black products, cheapest first."),
+    (ALL, "send_email", "Email bob@example.com that the report is late, urgent."),
+    (ALL, "any", 'Tell sara@example.com "Lunch at noon?"'),
+    ([CALC, WEATHER], "any", "Add 3 and 4.5"),
+    ([CLICK], "any", "Open whichever item is first on the page."),
+    ([BUY, SEARCH], "any", "Get me one extra-small... no wait, XL, just one."),
+    ([EVENT, EMAIL], "any", 'Invite Kim to a "review" meeting on Sunday.\nThanks!'),
+    ([FILTER, SEARCH, CLICK], "auto_forced", "Filter: red only."),
+]
+
+
+def _validate_call(call: dict[str, Any], offered: list[dict[str, Any]]) -> None:
+    names = [t["function"]["name"] for t in offered]
+    assert call["name"] in names
+    schema = SCHEMAS[call["name"]]
+    # Round-trip through strict JSON: raw control characters in strings would fail here.
+    args = json.loads(json.dumps(call["args"]), strict=True)
+    Draft202012Validator(schema).validate(args)
+    for key, prop in schema["properties"].items():
+        if "enum" in prop and key in args:
+            assert args[key] in prop["enum"]
+
+
+def test_twenty_constrained_decisions_all_valid(smollm2: LocalChatModel) -> None:
+    valid = 0
+    for tools, choice, prompt in CASES:
+        tool_choice = "any" if choice == "auto_forced" else choice
+        reply = smollm2.bind_tools(tools, tool_choice=tool_choice).invoke(prompt)
+        assert isinstance(reply, AIMessage)
+        assert len(reply.tool_calls) == 1, (prompt, reply)
+        call = reply.tool_calls[0]
+        if choice not in ("any", "auto_forced"):
+            assert call["name"] == choice
+        _validate_call(dict(call), tools)
+        valid += 1
+    assert valid == 20
+
+
+def test_auto_reply_is_text_or_valid_call(smollm2: LocalChatModel) -> None:
+    prompts = ["Hi! How are you today?", "Search for running shoes size 42.", "Open item B01ZZ."]
+    for prompt in prompts:
+        reply = smollm2.bind_tools(SHOP, tool_choice="auto").invoke(prompt)
+        if reply.tool_calls:
+            _validate_call(dict(reply.tool_calls[0]), SHOP)
+            assert reply.content == ""
+        else:
+            assert isinstance(reply.content, str) and reply.content
+            assert not reply.content.startswith("{")
+
+
+def test_enum_restricts_to_page_ids_even_when_prompt_names_others(
+    smollm2: LocalChatModel,
+) -> None:
+    reply = smollm2.bind_tools([CLICK], tool_choice="click").invoke("Open item ZZZ999 and B0000.")
+    assert reply.tool_calls[0]["args"]["item_id"] in {"B07X1", "B09K3", "B0C55", "B01ZZ"}
+
+
+def test_text_streams_token_by_token(smollm2: LocalChatModel) -> None:
+    chunks = list(smollm2.stream([HumanMessage("Write one sentence about the sea.")]))
+    text_chunks = [c for c in chunks if c.content]
+    assert len(text_chunks) > 3
+    assert all(isinstance(c, AIMessageChunk) for c in chunks)
+    assert chunks[-1].response_metadata["finish_reason"] in ("stop", "length")
+
+
+def test_streamed_tool_call_aggregates_to_valid_call(smollm2: LocalChatModel) -> None:
+    bound = smollm2.bind_tools([WEATHER, CALC], tool_choice="any")
+    merged: AIMessageChunk | None = None
+    for chunk in bound.stream("Weather in Oslo in celsius?"):
+        merged = chunk if merged is None else merged + chunk
+    assert merged is not None and len(merged.tool_calls) == 1
+    _validate_call(dict(merged.tool_calls[0]), [WEATHER, CALC])
+
+
+async def test_async_stream_works_for_the_server(smollm2: LocalChatModel) -> None:
+    pieces = [c async for c in smollm2.astream("Count from one to five.")]
+    assert "".join(str(c.content) for c in pieces).strip()
+    reply = await smollm2.bind_tools([SEARCH], tool_choice="any").ainvoke("find socks")
+    _validate_call(dict(reply.tool_calls[0]), [SEARCH])
+
+
+class Address(BaseModel):
+    city: str = Field(max_length=30)
+    zip_code: str | None = Field(default=None, max_length=10)
+
+
+class Review(BaseModel):
+    """A review of a product."""
+
+    stars: int = Field(ge=1, le=5)
+    verdict: str = Field(json_schema_extra={"enum": ["buy", "skip"]})
+    pros: list[str] = Field(max_length=2)
+    shipped_to: Address
+
+
+def test_structured_output_with_nested_model(smollm2: LocalChatModel) -> None:
+    structured = smollm2.with_structured_output(Review)
+    result = structured.invoke(
+        [SystemMessage("You review products."), HumanMessage("Review a cheap umbrella.")]
+    )
+    assert isinstance(result, Review)
+    assert 1 <= result.stars <= 5 and result.verdict in ("buy", "skip")
+    assert len(result.pros) <= 2
+
+
+def test_concurrent_calls_share_one_runner_and_both_succeed(smollm2: LocalChatModel) -> None:
+    other = LocalChatModel(model_name="smollm2-135m", max_tokens=48)
+    assert other.runner() is smollm2.runner()
+    results: list[AIMessage] = []
+
+    def run(model: LocalChatModel, prompt: str) -> None:
+        results.append(model.bind_tools([CALC], tool_choice="any").invoke(prompt))
+
+    threads = [
+        threading.Thread(target=run, args=(m, p))
+        for m, p in ((smollm2, "add 1 and 2"), (other, "multiply 3 by 9"))
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(results) == 2
+    for reply in results:
+        _validate_call(dict(reply.tool_calls[0]), [CALC])
+    assert get_runner(smollm2.runner().model_path, n_ctx=1) is smollm2.runner()
+
+
+def test_tool_history_is_replayed(smollm2: LocalChatModel) -> None:
+    first = smollm2.bind_tools([SEARCH], tool_choice="search").invoke("find a blue mug")
+    history = [
+        HumanMessage("find a blue mug"),
+        first,
+        ToolMessage("B07X1 Blue mug $5; B09K3 Navy mug $7", tool_call_id=first.tool_calls[0]["id"]),
+    ]
+    reply = smollm2.bind_tools([CLICK, EMAIL], tool_choice="any").invoke(history)
+    _validate_call(dict(reply.tool_calls[0]), [CLICK, EMAIL])
+
+
+def test_unknown_tool_choice_is_refused(smollm2: LocalChatModel) -> None:
+    with pytest.raises(ValueError, match="not one of the bound tools"):
+        smollm2.bind_tools([SEARCH], tool_choice="delete_everything")
+
+
+def test_tiny_max_tokens_cannot_truncate_a_bounded_call(smollm2: LocalChatModel) -> None:
+    stingy = LocalChatModel(model_name="smollm2-135m", max_tokens=2)
+    reply = stingy.bind_tools([EMAIL, EVENT], tool_choice="any").invoke(
+        "Email the whole team about the quarterly planning offsite next month."
+    )
+    _validate_call(dict(reply.tool_calls[0]), [EMAIL, EVENT])
