@@ -409,3 +409,16 @@ async def test_bulk_cancel_by_thread_and_by_ids(client: LangGraphClient):
     await client.runs.cancel_many(run_ids=[running["run_id"]])
     await _wait_status(client, thread_id, running["run_id"], "interrupted")
     assert (await client.threads.get(thread_id))["status"] == "idle"
+
+
+async def test_enqueued_runs_execute_one_at_a_time_in_creation_order(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    runs = [
+        await client.runs.create(thread_id, "slow", input={"seconds": 0.02, "label": str(n)})
+        for n in range(6)
+    ]
+    for run in runs:
+        await client.runs.join(thread_id, run["run_id"])
+    done = (await client.threads.get_state(thread_id))["values"]["done"]
+    assert done == [f"{n}:{step}" for n in range(6) for step in ("first", "second")]
+    assert {(await client.runs.get(thread_id, r["run_id"]))["status"] for r in runs} == {"success"}

@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from starlette.responses import StreamingResponse
 
 from open_langgraph.storage.base import StoredEvent
 
-HEARTBEAT_SECONDS = 10.0
+
+def _heartbeat_seconds() -> float:
+    """Idle time before a heartbeat comment; proxies often cut silent streams after 30-60 s."""
+    value = os.environ.get("OLG_SSE_HEARTBEAT_SECONDS", "10")
+    try:
+        seconds = float(value)
+    except ValueError:
+        return 10.0
+    return seconds if seconds > 0 else 10.0
+
+
+HEARTBEAT_SECONDS = _heartbeat_seconds()
 _HEARTBEAT = b": heartbeat\n\n"
 _END = object()
 
