@@ -57,10 +57,12 @@ async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventSt
         interrupt_after=kwargs.get("interrupt_after"),
         **options,
     ):
+        namespace: tuple[str, ...]
         if subgraphs:
             namespace, mode, chunk = item
         else:
-            namespace, (mode, chunk) = (), item
+            namespace = ()
+            mode, chunk = item
         if mode == "values" and not namespace:
             final_values = chunk
         event = published.get(mode)

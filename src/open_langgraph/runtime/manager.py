@@ -133,9 +133,9 @@ class RunManager:
             raise Conflict(
                 f"Thread {thread_id} is busy with another run; multitask_strategy is 'reject'"
             )
-        if strategy in ("interrupt", "rollback"):
+        if strategy == "interrupt" or strategy == "rollback":
             runs = [h.run_id for h in self.thread_runs(thread_id)]
-            await self.cancel(thread_id, runs, action=strategy, wait=True)  # type: ignore[arg-type]
+            await self.cancel(thread_id, runs, action=strategy, wait=True)
 
     def submit(self, run: dict[str, Any], *, started: bool) -> RunHandle:
         """Queue a stored run on its thread; it starts at once if the thread is free."""

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 from open_langgraph.errors import Conflict, InvalidInput, NotFound, NotSupported
 from open_langgraph.runtime.broker import Broker
 from open_langgraph.runtime.graphs import GraphRegistry
-from open_langgraph.runtime.manager import RunHandle, RunManager, RunOutcome, new_run_record
+from open_langgraph.runtime.manager import (
+    CancelAction,
+    RunHandle,
+    RunManager,
+    RunOutcome,
+    new_run_record,
+)
 from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
 from open_langgraph.server.schemas import RunCreate
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.threads import check_uuid
-from open_langgraph.storage.base import Storage, StoredEvent, ThreadUpdate
+from open_langgraph.storage.base import RunStatus, Storage, StoredEvent, ThreadUpdate
 
 FINISHED = frozenset({"success", "error", "interrupted", "timeout"})
 
@@ -184,18 +190,13 @@ class RunService:
             raise NotFound(f"Run {run_id} not found on thread {thread_id}")
         return run
 
-    async def list(
-        self, thread_id: str, *, limit: int, offset: int, status: str | None
+    async def list_for_thread(
+        self, thread_id: str, *, limit: int, offset: int, status: RunStatus | None
     ) -> list[dict[str, Any]]:
         check_uuid(thread_id, "thread ID")
         if await self._storage.get_thread(thread_id) is None:
             raise NotFound(f"Thread with ID {thread_id} not found")
-        runs = await self._storage.list_runs(
-            thread_id,
-            limit=limit,
-            offset=offset,
-            status=status,  # type: ignore[arg-type]
-        )
+        runs = await self._storage.list_runs(thread_id, limit=limit, offset=offset, status=status)
         return [public_run(r) for r in runs]
 
     async def delete(self, thread_id: str, run_id: str) -> None:
@@ -226,32 +227,33 @@ class RunService:
             yield event
 
     # -- cancelling ------------------------------------------------------------------------
-    async def cancel(self, thread_id: str, run_id: str, *, action: str, wait: bool) -> None:
+    async def cancel(
+        self, thread_id: str, run_id: str, *, action: CancelAction, wait: bool
+    ) -> None:
         run = await self.get(thread_id, run_id)
         if self._manager.handle(run_id) is None:
             raise Conflict(f"Run {run_id} is {run['status']}; there is nothing to cancel")
-        await self._manager.cancel(thread_id, [run_id], action=action, wait=wait)  # type: ignore[arg-type]
+        await self._manager.cancel(thread_id, [run_id], action=action, wait=wait)
 
     async def cancel_many(
         self,
         *,
         thread_id: str | None,
         run_ids: list[str] | None,
-        status: str | None,
-        action: str,
+        status: Literal["pending", "running", "all"] | None,
+        action: CancelAction,
     ) -> int:
         if run_ids is None and thread_id is None and status is None:
             raise InvalidInput("give run_ids, thread_id or status to choose the runs to cancel")
-        if run_ids is None:
-            chosen = [
-                h.run_id
-                for h in (
-                    self._manager.thread_runs(thread_id)
-                    if thread_id
-                    else self._manager.all_handles()
-                )
-                if status in (None, "all") or (status == "running") == (h.task is not None)
-            ]
-        else:
-            chosen = run_ids
-        return await self._manager.cancel(thread_id, chosen, action=action, wait=False)  # type: ignore[arg-type]
+        if run_ids is not None:
+            return await self._manager.cancel(thread_id, run_ids, action=action, wait=False)
+        candidates = (
+            self._manager.thread_runs(thread_id) if thread_id else self._manager.all_handles()
+        )
+        # A run has a task once it started executing (or is waiting out after_seconds).
+        chosen = [
+            h.run_id
+            for h in candidates
+            if status in (None, "all") or (status == "running") == (h.task is not None)
+        ]
+        return await self._manager.cancel(thread_id, chosen, action=action, wait=False)

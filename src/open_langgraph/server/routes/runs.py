@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Response
 from starlette.responses import StreamingResponse
 
 from open_langgraph.errors import InvalidInput, NotSupported
-from open_langgraph.runtime.manager import RunHandle
+from open_langgraph.runtime.manager import CancelAction, RunHandle
 from open_langgraph.server.deps import Services, ServicesDep
 from open_langgraph.server.responses import JSONResponse
 from open_langgraph.server.schemas import RunCancelMany, RunCreate, RunStatus
@@ -18,8 +18,6 @@ from open_langgraph.services.runs import public_run
 from open_langgraph.storage.base import StoredEvent
 
 router = APIRouter(tags=["runs"])
-
-CancelAction = Literal["interrupt", "rollback"]
 
 
 def _run_headers(handle: RunHandle, suffix: str) -> dict[str, str]:
@@ -77,7 +75,7 @@ async def list_runs(
     status: RunStatus | None = None,
     select: Annotated[list[str] | None, Query()] = None,
 ) -> JSONResponse:
-    runs = await services.runs.list(thread_id, limit=limit, offset=offset, status=status)
+    runs = await services.runs.list_for_thread(thread_id, limit=limit, offset=offset, status=status)
     if select:
         runs = [{k: r[k] for k in select if k in r} for r in runs]
     return JSONResponse(runs)
