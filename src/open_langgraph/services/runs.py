@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Any, Literal, cast
+
+from langchain_core.runnables import RunnableConfig
 
 from open_langgraph.errors import Conflict, InvalidInput, NotFound, NotSupported
 from open_langgraph.runtime.broker import Broker
@@ -159,10 +161,15 @@ class RunService:
         payload: RunCreate,
         checkpoint: dict[str, Any] | None,
     ) -> None:
-        graph = await self._graphs.get(graph_id, config)
-        for field in ("interrupt_before", "interrupt_after"):
-            nodes = getattr(payload, field)
-            if isinstance(nodes, list):
+        named = {
+            field: nodes
+            for field in ("interrupt_before", "interrupt_after")
+            if isinstance(nodes := getattr(payload, field), list)
+        }
+        if named:
+            # Built only when node names need checking: a factory graph may be costly to make.
+            graph = await self._graphs.get(graph_id, cast(RunnableConfig, config))
+            for field, nodes in named.items():
                 unknown = [n for n in nodes if n not in graph.nodes]
                 if unknown:
                     raise InvalidInput(
