@@ -49,16 +49,6 @@ class RunEventStream:
                 return
             await self._changed.wait()
 
-    async def wait_for_new(self, position: int, timeout: float) -> bool:
-        """Wait until there are events past `position` or the run ended; False on timeout."""
-        if position < len(self.events) or self.done:
-            return True
-        try:
-            await asyncio.wait_for(self._changed.wait(), timeout)
-        except TimeoutError:
-            return False
-        return True
-
 
 class Broker:
     """Live event streams of the runs this process executes."""

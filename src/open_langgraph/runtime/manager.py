@@ -15,11 +15,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from open_langgraph.errors import Conflict, NotFound
+from open_langgraph.errors import Conflict
 from open_langgraph.runtime.broker import Broker, RunEventStream
 from open_langgraph.runtime.execution import stream_graph
 from open_langgraph.runtime.graphs import GraphRegistry
-from open_langgraph.runtime.state import interrupt_json, thread_interrupts
+from open_langgraph.runtime.state import interrupt_json, thread_update_from
 from open_langgraph.serde import dumps, to_jsonable
 from open_langgraph.storage.base import RunStatus, Storage, ThreadUpdate, utc_now
 
@@ -225,24 +225,13 @@ class RunManager:
     async def _completed(
         self, graph: Any, handle: RunHandle, final_values: Any
     ) -> tuple[RunOutcome, ThreadUpdate]:
-        config = {"configurable": {"thread_id": handle.thread_id}}
-        snapshot = await graph.aget_state(config)
-        values = to_jsonable(snapshot.values)
-        interrupts = thread_interrupts(snapshot)
-        output = to_jsonable(final_values) if final_values is not None else values
+        snapshot = await graph.aget_state({"configurable": {"thread_id": handle.thread_id}})
+        thread_update = thread_update_from(snapshot)
+        output = to_jsonable(final_values) if final_values is not None else thread_update.values
         if snapshot.interrupts and isinstance(output, dict):
             output["__interrupt__"] = [interrupt_json(i) for i in snapshot.interrupts]
-        waiting = bool(snapshot.next)
-        return (
-            RunOutcome("interrupted" if waiting else "success", output=output),
-            ThreadUpdate(
-                status="interrupted" if waiting else "idle",
-                values=values,
-                interrupts=interrupts,
-                error=None,
-                state_updated=True,
-            ),
-        )
+        status: RunStatus = "interrupted" if thread_update.status == "interrupted" else "success"
+        return RunOutcome(status, output=output), thread_update
 
     async def _settle(
         self,
@@ -309,14 +298,7 @@ class RunManager:
             graph_id = handle.run["kwargs"]["config"]["configurable"]["graph_id"]
             graph = await self._graphs.get(graph_id, handle.run["kwargs"]["config"])
         snapshot = await graph.aget_state({"configurable": {"thread_id": handle.thread_id}})
-        has_state = snapshot.created_at is not None
-        status = "busy" if busy else ("interrupted" if snapshot.next and has_state else "idle")
-        return ThreadUpdate(
-            status=status,
-            values=to_jsonable(snapshot.values) if has_state else None,
-            interrupts=thread_interrupts(snapshot),
-            state_updated=True,
-        )
+        return thread_update_from(snapshot, busy=busy)
 
 
 def new_run_record(
@@ -341,10 +323,3 @@ def new_run_record(
         "kwargs": kwargs,
         "multitask_strategy": multitask_strategy,
     }
-
-
-def require_handle(manager: RunManager, run_id: str) -> RunHandle:
-    handle = manager.handle(run_id)
-    if handle is None:
-        raise NotFound(f"Run {run_id} is not active")
-    return handle

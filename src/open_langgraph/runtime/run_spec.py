@@ -26,8 +26,6 @@ STREAM_MODES: dict[str, str] = {
 # Accepted by the SDK's types but not produced yet: asking for them is a clear 422.
 STREAM_MODES_NOT_YET = frozenset({"messages", "events"})
 
-# configurable keys the server sets on every run; clients cannot override them.
-RESERVED_CONFIGURABLE = ("thread_id", "run_id", "assistant_id", "graph_id")
 _CHECKPOINT_KEYS = ("checkpoint_id", "checkpoint_ns", "checkpoint_map")
 
 

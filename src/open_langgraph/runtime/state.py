@@ -8,6 +8,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Interrupt, StateSnapshot
 
 from open_langgraph.serde import to_jsonable
+from open_langgraph.storage.base import ThreadUpdate
 
 
 def checkpoint_of(config: RunnableConfig | None) -> dict[str, Any] | None:
@@ -75,6 +76,20 @@ def empty_state() -> dict[str, Any]:
         "checkpoint_id": None,
         "parent_checkpoint_id": None,
     }
+
+
+def thread_update_from(snapshot: StateSnapshot, *, busy: bool = False) -> ThreadUpdate:
+    """What a thread row shows after its state changed: values, interrupts and a status that
+    is `interrupted` while tasks wait to run (`busy` when another run is about to start)."""
+    has_state = snapshot.created_at is not None
+    waiting = has_state and bool(snapshot.next)
+    return ThreadUpdate(
+        status="busy" if busy else ("interrupted" if waiting else "idle"),
+        values=to_jsonable(snapshot.values) if has_state else None,
+        interrupts=thread_interrupts(snapshot),
+        error=None,
+        state_updated=True,
+    )
 
 
 def thread_interrupts(snapshot: StateSnapshot) -> dict[str, list[dict[str, Any]]]:

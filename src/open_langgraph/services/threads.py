@@ -15,23 +15,20 @@ from open_langgraph.runtime.state import (
     checkpoint_of,
     empty_state,
     snapshot_json,
-    thread_interrupts,
+    thread_update_from,
 )
-from open_langgraph.serde import to_jsonable
+from open_langgraph.services.assistants import is_uuid
 from open_langgraph.storage.base import (
     THREAD_SORT_FIELDS,
     SortOrder,
     Storage,
     ThreadStatus,
-    ThreadUpdate,
 )
 
 
 def check_uuid(value: str, what: str) -> str:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        raise InvalidInput(f"Invalid {what} {value!r}: must be a UUID") from None
+    if not is_uuid(value):
+        raise InvalidInput(f"Invalid {what} {value!r}: must be a UUID")
     return value
 
 
@@ -235,15 +232,7 @@ class ThreadService:
         except (ValueError, KeyError, TypeError) as exc:
             raise BadRequest(f"cannot update the state: {exc}") from exc
         snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
-        await self._storage.update_thread(
-            thread_id,
-            ThreadUpdate(
-                status="interrupted" if snapshot.next else "idle",
-                values=to_jsonable(snapshot.values),
-                interrupts=thread_interrupts(snapshot),
-                state_updated=True,
-            ),
-        )
+        await self._storage.update_thread(thread_id, thread_update_from(snapshot))
         checkpoint_json = checkpoint_of(config)
         return {
             "checkpoint": checkpoint_json,

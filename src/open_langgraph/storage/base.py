@@ -222,9 +222,6 @@ class Storage(abc.ABC):
     async def set_run_status(self, run_id: str, status: RunStatus) -> None: ...
 
     @abc.abstractmethod
-    async def append_run_events(self, run_id: str, events: Sequence[StoredEvent]) -> None: ...
-
-    @abc.abstractmethod
     async def get_run_events(self, run_id: str, after_seq: int = -1) -> list[StoredEvent]: ...
 
     @abc.abstractmethod

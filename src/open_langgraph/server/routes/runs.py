@@ -11,7 +11,7 @@ from starlette.responses import StreamingResponse
 from open_langgraph.errors import InvalidInput, NotSupported
 from open_langgraph.runtime.manager import CancelAction, RunHandle
 from open_langgraph.server.deps import Services, ServicesDep
-from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.responses import JSONResponse, select_fields
 from open_langgraph.server.schemas import RunCancelMany, RunCreate, RunStatus
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.runs import public_run
@@ -76,9 +76,7 @@ async def list_runs(
     select: Annotated[list[str] | None, Query()] = None,
 ) -> JSONResponse:
     runs = await services.runs.list_for_thread(thread_id, limit=limit, offset=offset, status=status)
-    if select:
-        runs = [{k: r[k] for k in select if k in r} for r in runs]
-    return JSONResponse(runs)
+    return JSONResponse(select_fields(runs, select))
 
 
 @router.get("/threads/{thread_id}/runs/{run_id}")

@@ -95,15 +95,6 @@ class RunsMixin(SqliteBase):
                 if row is not None:
                     await apply_thread_update(conn, row[0], thread_update)
 
-    async def append_run_events(self, run_id: str, events: Sequence[StoredEvent]) -> None:
-        if not events:
-            return
-        async with self.transaction() as conn:
-            await conn.executemany(
-                "INSERT OR IGNORE INTO run_events (run_id, seq, event, data) VALUES (?, ?, ?, ?)",
-                [(run_id, e.seq, e.event, e.data) for e in events],
-            )
-
     async def get_run_events(self, run_id: str, after_seq: int = -1) -> list[StoredEvent]:
         rows = await self.fetchall(
             "SELECT seq, event, data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq",
