@@ -50,6 +50,25 @@ class CorsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class WebhookConfig:
+    """Where run webhooks may go (`webhooks.url` in the file) and what they carry.
+
+    The defaults are LangGraph Platform's: loopback targets are refused unless
+    `disable_loopback` is false, private networks are allowed, link-local addresses (cloud
+    metadata endpoints) are always refused.
+    """
+
+    allowed_domains: tuple[str, ...] = ()
+    allowed_ports: tuple[int, ...] = ()
+    require_https: bool = False
+    disable_loopback: bool = True
+    disable_private_ips: bool = False
+    max_url_length: int = 4096
+    headers: dict[str, str] = field(default_factory=dict)
+    enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class AppConfig:
     """The validated content of a config file."""
 
@@ -60,6 +79,7 @@ class AppConfig:
     auth_path: str | None = None
     cors: CorsConfig | None = None
     default_config: dict[str, Any] = field(default_factory=dict)
+    webhooks: WebhookConfig = field(default_factory=WebhookConfig)
 
     @property
     def base_dir(self) -> Path:
@@ -106,6 +126,7 @@ def load_config(path: Path) -> AppConfig:
         "auth",
         "http",
         "default_config",
+        "webhooks",
         # Keys of langgraph.json that only matter to LangGraph's docker build; accepted so
         # that an existing langgraph.json is served unchanged.
         "python_version",
@@ -134,6 +155,7 @@ def load_config(path: Path) -> AppConfig:
         auth_path=_parse_auth(path, raw.get("auth")),
         cors=_parse_cors(path, raw.get("http")),
         default_config=_parse_default_config(path, raw.get("default_config", {})),
+        webhooks=_parse_webhooks(path, raw.get("webhooks"), raw.get("http")),
     )
 
 
@@ -204,14 +226,17 @@ def _parse_auth(path: Path, value: Any) -> str | None:
     return auth_path
 
 
+_HTTP_KEYS = ["cors", "disable_webhooks"]
+
+
 def _parse_cors(path: Path, value: Any) -> CorsConfig | None:
     if value is None:
         return None
     if not isinstance(value, dict):
         raise ConfigError(path, "http", "must be an object")
     for key in value:
-        if key != "cors":
-            raise ConfigError(path, f"http.{key}", "not supported; only http.cors is")
+        if key not in _HTTP_KEYS:
+            raise ConfigError(path, f"http.{key}", f"not supported; expected one of {_HTTP_KEYS}")
     cors = value.get("cors")
     if cors is None:
         return None
@@ -250,3 +275,52 @@ def _parse_default_config(path: Path, value: Any) -> dict[str, Any]:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise ConfigError(path, "default_config.tags", "must be a list of strings")
     return value
+
+
+def _parse_webhooks(path: Path, value: Any, http: Any) -> WebhookConfig:
+    disabled = isinstance(http, dict) and http.get("disable_webhooks", False)
+    if not isinstance(disabled, bool):
+        raise ConfigError(path, "http.disable_webhooks", "must be true or false")
+    if value is None:
+        return WebhookConfig(enabled=not disabled)
+    if not isinstance(value, dict):
+        raise ConfigError(path, "webhooks", "must be an object")
+    unknown = set(value) - {"url", "headers"}
+    if unknown:
+        raise ConfigError(
+            path, "webhooks", f"unknown keys {sorted(unknown)}; expected url, headers"
+        )
+    headers = value.get("headers", {})
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise ConfigError(path, "webhooks.headers", "must be an object of string values")
+    url = value.get("url", {})
+    if not isinstance(url, dict):
+        raise ConfigError(path, "webhooks.url", "must be an object")
+    flags = ("require_https", "disable_loopback", "disable_private_ips")
+    known = {*flags, "allowed_domains", "allowed_ports", "max_url_length"}
+    if set(url) - known:
+        raise ConfigError(path, "webhooks.url", f"unknown keys {sorted(set(url) - known)}")
+    for flag in flags:
+        if flag in url and not isinstance(url[flag], bool):
+            raise ConfigError(path, f"webhooks.url.{flag}", "must be true or false")
+    domains = url.get("allowed_domains", [])
+    if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+        raise ConfigError(path, "webhooks.url.allowed_domains", "must be a list of host names")
+    ports = url.get("allowed_ports", [])
+    if not isinstance(ports, list) or not all(
+        isinstance(p, int) and not isinstance(p, bool) and 0 < p < 65536 for p in ports
+    ):
+        raise ConfigError(path, "webhooks.url.allowed_ports", "must be a list of port numbers")
+    length = url.get("max_url_length", 4096)
+    if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+        raise ConfigError(path, "webhooks.url.max_url_length", "must be a positive integer")
+    return WebhookConfig(
+        allowed_domains=tuple(d.strip().lower() for d in domains),
+        allowed_ports=tuple(ports),
+        max_url_length=length,
+        headers=dict(headers),
+        enabled=not disabled,
+        **{flag: url[flag] for flag in flags if flag in url},
+    )

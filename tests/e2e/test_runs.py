@@ -276,7 +276,11 @@ async def test_join_stream_replays_from_last_event_id(client: LangGraphClient):
         thread_id, "counter", input={"count": 0}, stream_mode=["values", "updates"]
     )
     await client.runs.join(thread_id, run["run_id"])
-    everything = [p async for p in client.runs.join_stream(thread_id, run["run_id"])]
+    # Without Last-Event-ID only what happens from now on comes: nothing, the run is over.
+    assert [p async for p in client.runs.join_stream(thread_id, run["run_id"])] == []
+    everything = [
+        p async for p in client.runs.join_stream(thread_id, run["run_id"], last_event_id="-1")
+    ]
     assert [p.event for p in everything] == [
         "metadata",
         "values",
@@ -370,8 +374,11 @@ async def test_run_errors_are_clear(client: LangGraphClient):
         ({"assistant_id": "no-such-graph"}, 422),
         ({"assistant_id": str(uuid.uuid4())}, 404),
         ({"assistant_id": "counter", "stream_mode": "nope"}, 422),
-        ({"assistant_id": "counter", "stream_mode": "events"}, 422),
+        # Loopback webhooks are refused unless the config allows them, as on the Platform.
         ({"assistant_id": "counter", "webhook": "http://127.0.0.1:1/hook"}, 422),
+        ({"assistant_id": "counter", "webhook": "ftp://example.com/hook"}, 422),
+        ({"assistant_id": "counter", "webhook": "/relative/hook"}, 422),
+        ({"assistant_id": "counter", "webhook": "http://169.254.169.254/latest"}, 422),
         ({"assistant_id": "counter", "multitask_strategy": "sometimes"}, 422),
         ({"assistant_id": "counter", "unknown_field": 1}, 422),
         ({"assistant_id": "counter", "after_seconds": -1}, 422),

@@ -124,23 +124,23 @@ def test_stream_mode_list_keeps_order_and_drops_repeats() -> None:
 
 
 @pytest.mark.parametrize(
-    "mode", ["values", "updates", "custom", "tasks", "checkpoints", "debug", "messages-tuple"]
+    "mode",
+    [
+        "values",
+        "updates",
+        "custom",
+        "tasks",
+        "checkpoints",
+        "debug",
+        "messages",
+        "messages-tuple",
+        "events",
+    ],
 )
 def test_every_api_stream_mode_is_accepted(mode: str) -> None:
     assert mode in STREAM_MODES
     assert normalize_stream_modes(mode) == [mode]
     assert normalize_stream_modes(["values", mode]) == list(dict.fromkeys(["values", mode]))
-
-
-@pytest.mark.parametrize("value", ["messages", "events", ["values", "messages"], ["events"]])
-def test_stream_modes_not_supported_yet_are_refused_clearly(value: Any) -> None:
-    with pytest.raises(InvalidInput) as info:
-        normalize_stream_modes(value)
-    assert info.value.status_code == 422
-    assert "not supported" in info.value.detail
-    assert ("'messages'" in info.value.detail) or ("'events'" in info.value.detail)
-    # the message points at what does work
-    assert "messages-tuple" in info.value.detail
 
 
 @pytest.mark.parametrize("value", ["value", "Values", "", ["values", "stream"], "messages_tuple"])

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any
+from uuid import UUID
 
 from langgraph.pregel import Pregel
 
 from open_langgraph.runtime.broker import RunEventStream
+from open_langgraph.runtime.messages import MessageAssembler
 from open_langgraph.runtime.run_spec import STREAM_MODES, to_command
 from open_langgraph.serde import dumps
 
@@ -31,44 +33,70 @@ def coerce_context(graph: Pregel, context: dict[str, Any] | None) -> Any:
     return context
 
 
-async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventStream) -> Any:
-    """Run the graph as `kwargs` say, publish the requested modes, return the final values."""
-    requested: list[str] = kwargs["stream_mode"]
-    # LangGraph mode -> API event name; "values" is always computed for the run's output.
-    published = {
-        STREAM_MODES[mode]: ("messages" if mode == "messages-tuple" else mode) for mode in requested
-    }
-    graph_modes = list({*published, "values"})
-    subgraphs = bool(kwargs.get("subgraphs"))
-    command = kwargs.get("command")
-    graph_input = to_command(command) if command else kwargs.get("input")
-    options: dict[str, Any] = {}
-    if kwargs.get("durability"):
-        options["durability"] = kwargs["durability"]
+class _ChunkPublisher:
+    """Turns LangGraph stream chunks into the API events the client asked for."""
 
-    final_values: Any = None
-    async for item in graph.astream(
-        graph_input,
-        kwargs["config"],
-        context=coerce_context(graph, kwargs.get("context")),
-        stream_mode=graph_modes,
-        subgraphs=subgraphs,
-        interrupt_before=kwargs.get("interrupt_before"),
-        interrupt_after=kwargs.get("interrupt_after"),
-        **options,
-    ):
+    def __init__(self, requested: list[str], stream: RunEventStream, subgraphs: bool) -> None:
+        self._stream = stream
+        self._subgraphs = subgraphs
+        # LangGraph modes published under their own name ("messages-tuple" is LangGraph's
+        # "messages" as is); "messages" itself goes through the assembler.
+        self._plain = {
+            STREAM_MODES[mode] for mode in requested if mode not in ("messages", "events")
+        }
+        self._assembler = MessageAssembler() if "messages" in requested else None
+        self.graph_modes = sorted(
+            self._plain | {"values"} | ({"messages"} if self._assembler else set())
+        )
+        self.final_values: Any = None
+
+    def publish(self, item: Any) -> None:
         namespace: tuple[str, ...]
-        if subgraphs:
+        if self._subgraphs:
             namespace, mode, chunk = item
         else:
             namespace = ()
             mode, chunk = item
         if mode == "values" and not namespace:
-            final_values = chunk
-        event = published.get(mode)
-        if event is None:
-            continue
-        if mode == "messages":
-            chunk = list(chunk)
-        stream.publish(_event_name(event, namespace), dumps(chunk))
-    return final_values
+            self.final_values = chunk
+        if mode == "messages" and self._assembler is not None:
+            for name, payload in self._assembler.feed(*chunk):
+                self._stream.publish(name, dumps(payload))
+        if mode in self._plain:
+            if mode == "messages":
+                chunk = list(chunk)
+            self._stream.publish(_event_name(mode, namespace), dumps(chunk))
+
+
+async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventStream) -> Any:
+    """Run the graph as `kwargs` say, publish the requested modes, return the final values."""
+    requested: list[str] = kwargs["stream_mode"]
+    subgraphs = bool(kwargs.get("subgraphs"))
+    publisher = _ChunkPublisher(requested, stream, subgraphs)
+    command = kwargs.get("command")
+    graph_input = to_command(command) if command else kwargs.get("input")
+    options: dict[str, Any] = {
+        "context": coerce_context(graph, kwargs.get("context")),
+        "stream_mode": publisher.graph_modes,
+        "subgraphs": subgraphs,
+        "interrupt_before": kwargs.get("interrupt_before"),
+        "interrupt_after": kwargs.get("interrupt_after"),
+    }
+    if kwargs.get("durability"):
+        options["durability"] = kwargs["durability"]
+
+    if "events" not in requested:
+        async for item in graph.astream(graph_input, kwargs["config"], **options):
+            publisher.publish(item)
+        return publisher.final_values
+
+    # `events` needs LangChain's callback events; the graph's own stream rides along in them
+    # as the root run's `on_chain_stream`, recognised by the run id we give the root run.
+    root_run_id = kwargs["config"]["configurable"]["run_id"]
+    config = {**kwargs["config"], "run_id": UUID(root_run_id)}
+    async for event in graph.astream_events(graph_input, config, version="v2", **options):
+        if event["event"] == "on_chain_stream" and event["run_id"] == root_run_id:
+            publisher.publish(event["data"]["chunk"])
+        else:
+            stream.publish("events", dumps(event))
+    return publisher.final_values

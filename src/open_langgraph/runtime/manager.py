@@ -13,6 +13,7 @@ import contextlib
 import logging
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from open_langgraph.errors import Conflict
@@ -20,8 +21,9 @@ from open_langgraph.runtime.broker import Broker, RunEventStream
 from open_langgraph.runtime.execution import stream_graph
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.state import interrupt_json, thread_update_from
+from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.serde import dumps, to_jsonable
-from open_langgraph.storage.base import RunStatus, Storage, ThreadUpdate, utc_now
+from open_langgraph.storage.base import UNSET, RunStatus, Storage, ThreadUpdate, utc_now
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +48,7 @@ class RunHandle:
     cancel_action: CancelAction | None = None
     outcome: RunOutcome | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    started_at: datetime | None = None
 
     @property
     def run_id(self) -> str:
@@ -71,10 +74,12 @@ class RunManager:
         broker: Broker,
         *,
         max_concurrency: int = 32,
+        webhooks: WebhookSender | None = None,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
         self._broker = broker
+        self._webhooks = webhooks
         self._slots = asyncio.Semaphore(max_concurrency)
         self._handles: dict[str, RunHandle] = {}
         # Per thread, the runs not finished yet; the first one is the one executing.
@@ -139,7 +144,7 @@ class RunManager:
 
     def submit(self, run: dict[str, Any], *, started: bool) -> RunHandle:
         """Queue a stored run on its thread; it starts at once if the thread is free."""
-        handle = RunHandle(run=run, stream=self._broker.open(run["run_id"]))
+        handle = RunHandle(run=run, stream=self._broker.open(run["run_id"], run["thread_id"]))
         self._handles[handle.run_id] = handle
         queue = self._queues.setdefault(handle.thread_id, deque())
         queue.append(handle)
@@ -202,6 +207,7 @@ class RunManager:
                     await asyncio.sleep(delay)
                 if not already_running:
                     await self._storage.set_run_status(handle.run_id, "running")
+                handle.started_at = utc_now()
                 handle.stream.publish("metadata", dumps({"run_id": handle.run_id, "attempt": 1}))
                 graph_id = kwargs["config"]["configurable"]["graph_id"]
                 graph = await self._graphs.get(graph_id, kwargs["config"])
@@ -279,6 +285,7 @@ class RunManager:
                     events=handle.stream.events,
                     thread_update=thread_update,
                 )
+                self._call_webhook(handle, outcome, thread_update)
             if handle.delete_thread_after:
                 await self._storage.delete_thread(handle.thread_id)
         except Exception:
@@ -290,6 +297,25 @@ class RunManager:
             handle.done.set()
             if next_handle is not None and next_handle.task is None and not self._closing:
                 self._start(next_handle, already_running=False)
+
+    def _call_webhook(
+        self, handle: RunHandle, outcome: RunOutcome, thread_update: ThreadUpdate | None
+    ) -> None:
+        url = handle.run["kwargs"].get("webhook")
+        if not url or self._webhooks is None:
+            return
+        values = None if thread_update is None else thread_update.values
+        payload = {
+            **handle.run,
+            "status": outcome.status,
+            "updated_at": utc_now(),
+            "run_started_at": handle.started_at,
+            "run_ended_at": utc_now(),
+            "values": None if values is UNSET else values,
+        }
+        if outcome.error is not None:
+            payload["error"] = outcome.error
+        self._webhooks.send(url, payload)
 
     async def _state_after_rollback(
         self, handle: RunHandle, graph: Any, *, busy: bool

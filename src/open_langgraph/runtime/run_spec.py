@@ -13,7 +13,8 @@ from langgraph.types import Command, Send
 
 from open_langgraph.errors import InvalidInput
 
-# Stream modes of the API and the LangGraph stream mode each is computed from.
+# Stream modes of the API and the LangGraph stream mode each is computed from; `events` comes
+# from LangChain's callback events instead.
 STREAM_MODES: dict[str, str] = {
     "values": "values",
     "updates": "updates",
@@ -21,10 +22,10 @@ STREAM_MODES: dict[str, str] = {
     "tasks": "tasks",
     "checkpoints": "checkpoints",
     "debug": "debug",
+    "messages": "messages",
     "messages-tuple": "messages",
+    "events": "events",
 }
-# Accepted by the SDK's types but not produced yet: asking for them is a clear 422.
-STREAM_MODES_NOT_YET = frozenset({"messages", "events"})
 
 _CHECKPOINT_KEYS = ("checkpoint_id", "checkpoint_ns", "checkpoint_map")
 
@@ -58,15 +59,9 @@ def merge_configs(*configs: dict[str, Any] | None) -> dict[str, Any]:
 def normalize_stream_modes(value: str | list[str] | None) -> list[str]:
     modes = [value] if isinstance(value, str) else list(value or ["values"])
     for mode in modes:
-        if mode in STREAM_MODES_NOT_YET:
-            raise InvalidInput(
-                f"stream_mode {mode!r} is not supported by this server yet; use one of "
-                f"{sorted(STREAM_MODES)}"
-            )
         if mode not in STREAM_MODES:
             raise InvalidInput(
-                f"stream_mode {mode!r} is not a stream mode; expected one of "
-                f"{sorted([*STREAM_MODES, *STREAM_MODES_NOT_YET])}"
+                f"stream_mode {mode!r} is not a stream mode; expected one of {sorted(STREAM_MODES)}"
             )
     return list(dict.fromkeys(modes))
 

@@ -16,11 +16,13 @@ from open_langgraph.config import AppConfig, CorsConfig
 from open_langgraph.runtime.broker import Broker
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
+from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.routes import assistants, meta, runs, threads
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.runs import RunService
+from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.threads import ThreadService
 from open_langgraph.storage.sqlite import SqliteStorage
 
@@ -70,12 +72,19 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         async with SqliteStorage.from_path(settings.db_path) as storage:
             graphs.bind(storage.checkpointer)
             broker = Broker()
-            manager = RunManager(storage, graphs, broker, max_concurrency=settings.max_concurrency)
+            webhooks = WebhookSender(settings.config.webhooks)
+            manager = RunManager(
+                storage,
+                graphs,
+                broker,
+                max_concurrency=settings.max_concurrency,
+                webhooks=webhooks,
+            )
             assistant_service = AssistantService(storage, graphs)
             await assistant_service.ensure_system_assistants()
             app.state.services = Services(
                 assistants=assistant_service,
-                threads=ThreadService(storage, graphs, manager),
+                threads=ThreadService(storage, graphs, manager, broker),
                 runs=RunService(
                     storage,
                     graphs,
@@ -83,8 +92,10 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                     broker,
                     assistant_service,
                     settings.config.default_config,
+                    webhooks,
                 ),
                 manager=manager,
+                thread_streams=ThreadStreams(storage, broker),
             )
             await manager.recover()
             logger.info("serving graphs %s from %s", graphs.graph_ids, settings.db_path)
@@ -92,6 +103,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 yield
             finally:
                 await manager.shutdown()
+                await webhooks.aclose()
 
     app = FastAPI(
         title="Open LangGraph",

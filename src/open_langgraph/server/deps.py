@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from open_langgraph.runtime.manager import RunManager
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.runs import RunService
+from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.threads import ThreadService
 
 
@@ -19,6 +20,7 @@ class Services:
     threads: ThreadService
     runs: RunService
     manager: RunManager
+    thread_streams: ThreadStreams
 
 
 async def _services(request: Request) -> Services:

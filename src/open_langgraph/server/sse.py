@@ -6,10 +6,9 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Protocol
 
 from starlette.responses import StreamingResponse
-
-from open_langgraph.storage.base import StoredEvent
 
 
 def _heartbeat_seconds() -> float:
@@ -27,13 +26,26 @@ _HEARTBEAT = b": heartbeat\n\n"
 _END = object()
 
 
-def frame(event: StoredEvent) -> bytes:
+class SSEMessage(Protocol):
+    """A run's or a thread's event: what `frame` needs."""
+
+    @property
+    def event(self) -> str: ...
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def event_id(self) -> str | None: ...
+
+
+def frame(message: SSEMessage) -> bytes:
     """One SSE message; our JSON never holds a raw newline, so `data` is one line."""
-    return b"event: %s\ndata: %s\nid: %d\n\n" % (event.event.encode(), event.data, event.seq)
+    head = b"event: %s\ndata: %s\n" % (message.event.encode(), message.data)
+    event_id = message.event_id
+    return head + b"\n" if event_id is None else head + b"id: %s\n\n" % event_id.encode()
 
 
 async def _with_heartbeats(
-    events: AsyncIterator[StoredEvent], interval: float
+    events: AsyncIterator[SSEMessage], interval: float
 ) -> AsyncIterator[bytes]:
     queue: asyncio.Queue[object] = asyncio.Queue()
 
@@ -63,7 +75,7 @@ async def _with_heartbeats(
 
 
 def sse_response(
-    events: AsyncIterator[StoredEvent],
+    events: AsyncIterator[SSEMessage],
     *,
     on_disconnect: Callable[[], Awaitable[None]] | None = None,
     headers: dict[str, str] | None = None,

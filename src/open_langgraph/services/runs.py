@@ -19,6 +19,7 @@ from open_langgraph.runtime.manager import (
     new_run_record,
 )
 from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
+from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.server.schemas import RunCreate
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.threads import check_uuid
@@ -33,8 +34,6 @@ def public_run(run: dict[str, Any]) -> dict[str, Any]:
 
 
 def _refuse_unsupported(payload: RunCreate) -> None:
-    if payload.webhook is not None:
-        raise NotSupported("webhook: run webhooks are not supported by this server yet")
     if payload.feedback_keys:
         raise NotSupported("feedback_keys: LangSmith feedback is not supported by this server")
     if payload.langsmith_tracer is not None:
@@ -54,6 +53,7 @@ class RunService:
         broker: Broker,
         assistants: AssistantService,
         default_config: dict[str, Any],
+        webhooks: WebhookSender,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
@@ -61,12 +61,15 @@ class RunService:
         self._broker = broker
         self._assistants = assistants
         self._default_config = default_config
+        self._webhooks = webhooks
 
     # -- creating --------------------------------------------------------------------------
     async def create(self, thread_id: str | None, payload: RunCreate) -> RunHandle:
         """Validate and store a run, then hand it to the run manager."""
         _refuse_unsupported(payload)
         stream_modes = normalize_stream_modes(payload.stream_mode)
+        if payload.webhook is not None:
+            await self._webhooks.check(payload.webhook)
         assistant = await self._assistants.get(payload.assistant_id)
         graph_id = assistant["graph_id"]
         if graph_id not in self._graphs:
@@ -126,7 +129,7 @@ class RunService:
             "stream_mode": stream_modes,
             "interrupt_before": payload.interrupt_before,
             "interrupt_after": payload.interrupt_after,
-            "webhook": None,
+            "webhook": payload.webhook,
             "subgraphs": bool(payload.stream_subgraphs),
             "resumable": bool(payload.stream_resumable),
             "durability": durability,
@@ -223,12 +226,17 @@ class RunService:
             raise Conflict(f"Run {run_id} is {run['status']} but no worker owns it")
         return RunOutcome(run["status"], run["output"], run["error"])
 
-    async def events(self, run_id: str, after_seq: int) -> AsyncIterator[StoredEvent]:
-        """The run's events after `after_seq`: stored ones, then live ones while it runs."""
+    async def events(self, run_id: str, after_seq: int | None) -> AsyncIterator[StoredEvent]:
+        """The run's events after `after_seq`, then live ones while it runs.
+
+        `None` means from now on: nothing of the past, and nothing at all for a finished run.
+        """
         stream = self._broker.get(run_id)
         if stream is not None:
             async for event in stream.follow(after_seq):
                 yield event
+            return
+        if after_seq is None:
             return
         for event in await self._storage.get_run_events(run_id, after_seq):
             yield event

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from langgraph.pregel import Pregel
 
 from open_langgraph.errors import BadRequest, Conflict, InvalidInput, NotFound
+from open_langgraph.runtime.broker import Broker, ThreadEvent
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
 from open_langgraph.runtime.state import (
@@ -42,10 +43,13 @@ def _checkpoint_config(thread_id: str, checkpoint: dict[str, Any] | None) -> dic
 
 
 class ThreadService:
-    def __init__(self, storage: Storage, graphs: GraphRegistry, runs: RunManager) -> None:
+    def __init__(
+        self, storage: Storage, graphs: GraphRegistry, runs: RunManager, broker: Broker
+    ) -> None:
         self._storage = storage
         self._graphs = graphs
         self._runs = runs
+        self._broker = broker
 
     async def get(self, thread_id: str) -> dict[str, Any]:
         check_uuid(thread_id, "thread ID")
@@ -233,6 +237,9 @@ class ThreadService:
             raise BadRequest(f"cannot update the state: {exc}") from exc
         snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
         await self._storage.update_thread(thread_id, thread_update_from(snapshot))
+        self._broker.publish_to_thread(
+            thread_id, ThreadEvent.state_update(thread_id, snapshot_json(snapshot))
+        )
         checkpoint_json = checkpoint_of(config)
         return {
             "checkpoint": checkpoint_json,

@@ -59,6 +59,11 @@ class StoredEvent:
     event: str
     data: bytes
 
+    @property
+    def event_id(self) -> str:
+        """The SSE `id:` a client sends back as `Last-Event-ID` to resume after this event."""
+        return str(self.seq)
+
 
 class Storage(abc.ABC):
     """Assistants, threads, runs, run events, plus the LangGraph checkpointer they share."""

@@ -8,13 +8,14 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Query, Response
 from starlette.responses import StreamingResponse
 
-from open_langgraph.errors import InvalidInput, NotSupported
+from open_langgraph.errors import InvalidInput
 from open_langgraph.runtime.manager import CancelAction, RunHandle
 from open_langgraph.server.deps import Services, ServicesDep
 from open_langgraph.server.responses import JSONResponse, select_fields
 from open_langgraph.server.schemas import RunCancelMany, RunCreate, RunStatus
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.runs import public_run
+from open_langgraph.services.thread_stream import parse_thread_stream_modes
 from open_langgraph.storage.base import StoredEvent
 
 router = APIRouter(tags=["runs"])
@@ -106,7 +107,9 @@ async def join_run_stream(
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     await services.runs.get(thread_id, run_id)
-    after = -1
+    # As on LangGraph Platform: without Last-Event-ID only what happens from now on is sent;
+    # `-1` replays the run from its first event.
+    after: int | None = None
     if last_event_id not in (None, ""):
         try:
             after = int(last_event_id)  # type: ignore[arg-type]
@@ -130,7 +133,8 @@ async def _only_modes(
 ) -> AsyncIterator[StoredEvent]:
     """Keep the events of the stream modes a joining client asked for."""
     async for event in events:
-        if event.event.split("|", 1)[0] in wanted:
+        # `messages|ns` and `messages/partial` both belong to the `messages` mode.
+        if event.event.split("|", 1)[0].split("/", 1)[0] in wanted:
             yield event
 
 
@@ -147,8 +151,19 @@ async def cancel_run(
 
 
 @router.get("/threads/{thread_id}/stream")
-async def join_thread_stream(thread_id: str) -> Response:
-    raise NotSupported("joining a thread's stream is not supported by this server yet")
+async def join_thread_stream(
+    thread_id: str,
+    services: ServicesDep,
+    stream_mode: Annotated[list[str] | None, Query()] = None,
+    stream_modes: Annotated[list[str] | None, Query()] = None,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> StreamingResponse:
+    """Every run on the thread as it happens; resumes after `Last-Event-ID` when given."""
+    modes = parse_thread_stream_modes([*(stream_mode or ()), *(stream_modes or ())])
+    events = await services.thread_streams.open(
+        thread_id, last_event_id=last_event_id or None, modes=modes
+    )
+    return sse_response(events)
 
 
 # -- stateless ------------------------------------------------------------------------------

@@ -1,0 +1,171 @@
+"""Run webhooks received by a real local HTTP listener, through the SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+
+from tests.fixtures.server import ServerProcess, free_port, write_config
+
+pytestmark = pytest.mark.e2e
+
+
+class Listener:
+    """Records every POST; answers the first `failures[path]` POSTs to a path with a 500."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[str, dict[str, Any], dict[str, str]]] = []
+        self.failures: dict[str, int] = {}
+        self.port = free_port()
+        listener = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                listener.received.append((self.path, json.loads(body), dict(self.headers)))
+                failing = listener.failures.get(self.path, 0) > 0
+                if failing:
+                    listener.failures[self.path] -= 1
+                self.send_response(500 if failing else 200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def posts_to(self, path: str) -> list[dict[str, Any]]:
+        return [body for got, body, _ in self.received if got == path]
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[Listener]:
+    listening = Listener()
+    yield listening
+    listening.close()
+
+
+@pytest.fixture(scope="module")
+def webhook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    directory: Path = tmp_path_factory.mktemp("olg-webhooks")
+    config = write_config(
+        directory,
+        webhooks={
+            "url": {"disable_loopback": False},
+            "headers": {"X-Webhook-Secret": "s3cret"},
+        },
+    )
+    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
+    process.start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+async def client(webhook_server: ServerProcess) -> AsyncIterator[LangGraphClient]:
+    lg_client = get_client(url=webhook_server.url)
+    yield lg_client
+    await lg_client.http.client.aclose()
+
+
+async def _wait_for(predicate, timeout: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "no webhook arrived in time"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_finished_run_posts_itself_to_its_webhook(
+    client: LangGraphClient, listener: Listener
+):
+    thread = await client.threads.create()
+    run = await client.runs.create(
+        thread["thread_id"],
+        "counter",
+        input={"count": 0},
+        webhook=listener.url("/done"),
+        metadata={"owner": "tests"},
+    )
+    assert run["kwargs"]["webhook"] == listener.url("/done")
+    await _wait_for(lambda: listener.posts_to("/done"))
+    body = listener.posts_to("/done")[0]
+    assert body["run_id"] == run["run_id"]
+    assert body["thread_id"] == thread["thread_id"]
+    assert body["status"] == "success"
+    assert body["values"] == {"count": 2, "trail": ["a", "b"]}
+    assert body["metadata"] == {"owner": "tests"}
+    assert body["run_started_at"] <= body["run_ended_at"] <= body["webhook_sent_at"]
+    assert "error" not in body
+    headers = next(h for path, _, h in listener.received if path == "/done")
+    assert headers["X-Webhook-Secret"] == "s3cret"
+    assert headers["Content-Type"] == "application/json"
+
+
+async def test_a_failed_run_posts_its_error(client: LangGraphClient, listener: Listener):
+    result = await client.runs.wait(
+        None, "failing", input={}, webhook=listener.url("/failed"), raise_error=False
+    )
+    assert result["__error__"]["error"] == "ValueError"
+    await _wait_for(lambda: listener.posts_to("/failed"))
+    body = listener.posts_to("/failed")[0]
+    assert body["status"] == "error"
+    assert body["error"] == {"error": "ValueError", "message": "the failing node failed on purpose"}
+
+
+async def test_an_interrupted_run_posts_status_interrupted(
+    client: LangGraphClient, listener: Listener
+):
+    thread = await client.threads.create()
+    await client.runs.wait(
+        thread["thread_id"], "hitl", input={"request": "x"}, webhook=listener.url("/hitl")
+    )
+    await _wait_for(lambda: listener.posts_to("/hitl"))
+    assert listener.posts_to("/hitl")[0]["status"] == "interrupted"
+
+
+async def test_a_failing_webhook_is_retried_then_delivered(
+    client: LangGraphClient, listener: Listener
+):
+    listener.failures["/flaky"] = 2
+    await client.runs.wait(None, "counter", input={"count": 0}, webhook=listener.url("/flaky"))
+    await _wait_for(lambda: len(listener.posts_to("/flaky")) == 3)
+    attempts = listener.posts_to("/flaky")
+    assert {body["run_id"] for body in attempts} == {attempts[0]["run_id"]}
+    assert [body["status"] for body in attempts] == ["success"] * 3
+
+
+async def test_an_unreachable_webhook_never_hurts_the_runs(client: LangGraphClient):
+    dead = f"http://127.0.0.1:{free_port()}/nobody-listens"
+    thread = await client.threads.create()
+    first = await client.runs.wait(thread["thread_id"], "counter", input={"count": 0}, webhook=dead)
+    second = await client.runs.wait(thread["thread_id"], "counter", input={"count": 5})
+    assert first["count"] == 2 and second["count"] == 7
+    assert (await client.threads.get(thread["thread_id"]))["status"] == "idle"
+
+
+async def test_webhook_policy_still_refuses_link_local_and_bad_urls(client: LangGraphClient):
+    for url in ("http://169.254.169.254/latest/meta-data", "not a url", "ftp://x/y"):
+        response = await client.http.client.post(
+            "/runs/wait", json={"assistant_id": "counter", "input": {}, "webhook": url}
+        )
+        assert response.status_code == 422, url
+        assert "webhook" in response.json()["detail"]
