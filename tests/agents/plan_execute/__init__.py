@@ -1,0 +1,1 @@
+"""Tests of the Plan-then-Execute agent (graphs/plan_execute)."""
