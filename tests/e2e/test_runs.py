@@ -169,6 +169,25 @@ async def test_interrupt_before_and_after(client: LangGraphClient):
     assert err.value.response.status_code == 422
 
 
+async def test_breakpoints_from_the_assistant_config(client: LangGraphClient):
+    paused = await client.assistants.create(
+        "counter", config={"interrupt_before": ["b"]}, name="pauses before b"
+    )
+    thread_id = await _new_thread(client)
+    await client.runs.wait(thread_id, paused["assistant_id"], input={"count": 0})
+    state = await client.threads.get_state(thread_id)
+    assert state["next"] == ["b"] and state["values"]["count"] == 1
+    # The run's own field wins over the assistant's.
+    other = await _new_thread(client)
+    await client.runs.wait(other, paused["assistant_id"], input={"count": 0}, interrupt_before=[])
+    assert (await client.threads.get_state(other))["values"]["count"] == 2
+    broken = await client.assistants.create("counter", config={"interrupt_after": ["nope"]})
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.runs.wait(None, broken["assistant_id"], input={"count": 0})
+    assert err.value.response.status_code == 422
+    assert "nope" in err.value.response.json()["detail"]
+
+
 async def test_command_update_and_goto(client: LangGraphClient):
     thread_id = await _new_thread(client)
     await client.runs.wait(thread_id, "counter", input={"count": 0})

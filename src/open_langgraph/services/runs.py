@@ -112,7 +112,16 @@ class RunService:
             thread_id=thread_id,
             checkpoint=checkpoint,
         )
-        await self._check_graph_inputs(graph_id, config, payload, checkpoint)
+        # An assistant (or the config file's default_config) may carry `interrupt_before` /
+        # `interrupt_after` beside its RunnableConfig keys; a run's own fields win.
+        breakpoints = {
+            field: value if value is not None else config.get(field)
+            for field in ("interrupt_before", "interrupt_after")
+            if (value := getattr(payload, field)) is not None or field in config
+        }
+        for field in ("interrupt_before", "interrupt_after"):
+            config.pop(field, None)
+        await self._check_graph_inputs(graph_id, config, breakpoints, checkpoint)
         if stateless:
             await self._storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
         else:
@@ -127,8 +136,8 @@ class RunService:
             "config": config,
             "context": {**(assistant.get("context") or {}), **(payload.context or {})},
             "stream_mode": stream_modes,
-            "interrupt_before": payload.interrupt_before,
-            "interrupt_after": payload.interrupt_after,
+            "interrupt_before": breakpoints.get("interrupt_before"),
+            "interrupt_after": breakpoints.get("interrupt_after"),
             "webhook": payload.webhook,
             "subgraphs": bool(payload.stream_subgraphs),
             "resumable": bool(payload.stream_resumable),
@@ -161,14 +170,17 @@ class RunService:
         self,
         graph_id: str,
         config: dict[str, Any],
-        payload: RunCreate,
+        breakpoints: dict[str, Any],
         checkpoint: dict[str, Any] | None,
     ) -> None:
-        named = {
-            field: nodes
-            for field in ("interrupt_before", "interrupt_after")
-            if isinstance(nodes := getattr(payload, field), list)
-        }
+        for field, nodes in breakpoints.items():
+            if nodes != "*" and not (
+                isinstance(nodes, list) and all(isinstance(n, str) for n in nodes)
+            ):
+                raise InvalidInput(
+                    f'{field} must be "*" or a list of node names, not {nodes!r:.60}'
+                )
+        named = {field: nodes for field, nodes in breakpoints.items() if isinstance(nodes, list)}
         if named:
             # Built only when node names need checking: a factory graph may be costly to make.
             graph = await self._graphs.get(graph_id, cast(RunnableConfig, config))
