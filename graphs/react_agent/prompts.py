@@ -1,0 +1,25 @@
+"""The ReAct agent's default system prompt; `{system_time}` is filled in at every model call."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+SYSTEM_PROMPT = """You are a helpful assistant that answers with the help of tools.
+Use `search` to look facts up, `calculator` for any arithmetic, and `get_current_time` for the
+date or time. Call one tool at a time; when the results are enough, answer briefly and plainly.
+
+System time: {system_time}"""
+
+SYSTEM_TIME_PLACEHOLDER = "{system_time}"
+
+
+def render_system_prompt(template: str, now: datetime | None = None) -> str:
+    """The template with `{system_time}` replaced by the current UTC time, to the minute.
+
+    Plain replacement rather than `str.format`, so a user's prompt may contain other braces
+    (JSON examples, code) without failing the run. Minutes, not seconds: an embedded model
+    reuses its cached prompt only up to the first changed token, and the tool descriptions
+    come after the system prompt, so a new second would re-read ~400 tokens every call.
+    """
+    moment = now or datetime.now(tz=UTC)
+    return template.replace(SYSTEM_TIME_PLACEHOLDER, moment.isoformat(timespec="minutes"))

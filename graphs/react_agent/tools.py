@@ -1,0 +1,80 @@
+"""The ReAct agent's tools. To add one, write a function here and append it to `TOOLS`.
+
+Text arguments carry a `max_length`: embedded models decode tool calls under a grammar, and a
+bounded string lets it size the call so it is never cut off (docs/models.md, "Budgets").
+Failures are raised as `ToolException`, so the model gets the reason as the tool's answer
+(status "error") instead of the run failing.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from langchain_core.tools import BaseTool, ToolException, tool
+from langgraph.prebuilt import ToolRuntime
+from pydantic import Field
+
+from graphs.react_agent.context import Context
+from open_langgraph.tools import CalculatorError, SearchError, calculate, search
+from open_langgraph.tools.calculator import format_number
+
+
+@tool("search")
+def search_tool(
+    query: Annotated[str, Field(description="What to look for.", min_length=1, max_length=200)],
+    runtime: ToolRuntime[Context],
+) -> str:
+    """Search the knowledge base (or the web when configured) and return the best passages."""
+    settings = Context.resolve(runtime.context, runtime.config)
+    try:
+        results = search(query, max_results=settings.max_search_results)
+    except SearchError as exc:
+        raise ToolException(f"search failed: {exc}") from exc
+    if not results:
+        return f"No results for {query!r}."
+    return "\n\n".join(
+        f"[{number}] {result['title']} ({result['url']})\n{result['content']}"
+        for number, result in enumerate(results, start=1)
+    )
+
+
+@tool("calculator")
+def calculator(
+    expression: Annotated[
+        str,
+        Field(
+            description="Arithmetic with numbers, + - * / // % ** and parentheses, "
+            "e.g. 25 * 4 + 17.",
+            min_length=1,
+            max_length=200,
+        ),
+    ],
+) -> str:
+    """Compute an arithmetic expression exactly."""
+    try:
+        return format_number(calculate(expression))
+    except CalculatorError as exc:
+        raise ToolException(f"calculator refused {expression!r}: {exc}") from exc
+
+
+@tool("get_current_time")
+def get_current_time(
+    timezone: Annotated[
+        str | None,
+        Field(description="IANA time zone such as Europe/Lisbon; UTC if omitted.", max_length=64),
+    ] = None,
+) -> str:
+    """The current date and time."""
+    try:
+        zone = ZoneInfo(timezone) if timezone else UTC
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ToolException(f"unknown time zone {timezone!r}; use a name like Asia/Tokyo") from exc
+    return datetime.now(tz=zone).isoformat(timespec="seconds")
+
+
+for _tool in (search_tool, calculator, get_current_time):
+    _tool.handle_tool_error = True
+
+TOOLS: list[BaseTool] = [search_tool, calculator, get_current_time]

@@ -1,0 +1,5 @@
+"""The ReAct agent with a person in the loop: every tool call waits for approve / edit / reject."""
+
+from graphs.react_agent_hitl.graph import graph
+
+__all__ = ["graph"]
