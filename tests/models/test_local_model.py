@@ -65,6 +65,7 @@ def _validate_call(call: dict[str, Any], offered: list[dict[str, Any]]) -> None:
             assert args[key] in prop["enum"]
 
 
+@pytest.mark.timeout(360)  # ~20 s on an idle machine; twenty real decisions on a busy CPU
 def test_twenty_constrained_decisions_all_valid(smollm2: LocalChatModel) -> None:
     valid = 0
     for tools, choice, prompt in CASES:
