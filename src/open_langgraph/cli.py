@@ -47,6 +47,18 @@ def _parser() -> argparse.ArgumentParser:
         "webshop", help="the WebShop environment", description="olg webshop serve --help"
     )
     webshop.add_argument("webshop_args", nargs=argparse.REMAINDER)
+    evaluate = commands.add_parser(
+        "eval", help="evaluate an agent", description="olg eval webshop --help"
+    )
+    evaluate.add_argument("eval_args", nargs=argparse.REMAINDER)
+    replay = commands.add_parser("replay", help="replay a recorded episode without a model")
+    replay.add_argument("replay_args", nargs=argparse.REMAINDER)
+    run = commands.add_parser(
+        "run",
+        help="run a served graph, answering its questions here",
+        description='olg run GRAPH "input" [--url URL] [--context JSON] [--input-json JSON]',
+    )
+    run.add_argument("run_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -124,6 +136,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from open_langgraph.envs.webshop.site import main as webshop_main
 
         return webshop_main(args.webshop_args)
+    if args.command == "eval":
+        from open_langgraph.evals.cli import eval_main
+
+        return eval_main(args.eval_args)
+    if args.command == "replay":
+        from open_langgraph.evals.cli import replay_main
+
+        return replay_main(args.replay_args)
+    if args.command == "run":
+        from open_langgraph.run_cli import run_main
+
+        return run_main(args.run_args)
     return 1  # pragma: no cover - argparse requires a command
 
 

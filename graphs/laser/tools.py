@@ -1,0 +1,175 @@
+"""The functions each LASER state offers, as tool schemas restricted to what the page allows.
+
+Item ids are an enum of the ids on the results page and each purchase option is an enum of the
+values the item page offers, so a grammar-constrained model can only produce valid actions and
+a hosted model's call can be checked against the same schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from graphs.laser.views import ItemView, ResultsView
+
+Tool = dict[str, Any]
+KEYWORDS_MAX_CHARS = 80
+_NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+
+
+def _tool(name: str, description: str, parameters: Mapping[str, Any] | None = None) -> Tool:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": dict(parameters or _NO_ARGS),
+        },
+    }
+
+
+def search_tools() -> list[Tool]:
+    return [
+        _tool(
+            "Search",
+            "Search the shop. keywords: a short query naming the product and its key features. "
+            "max_price: the price limit from the instruction, or null.",
+            {
+                "type": "object",
+                "properties": {
+                    "keywords": {"type": "string", "minLength": 1, "maxLength": KEYWORDS_MAX_CHARS},
+                    "max_price": {"type": ["number", "null"]},
+                },
+                "required": ["keywords", "max_price"],
+            },
+        )
+    ]
+
+
+def result_tools(view: ResultsView) -> list[Tool]:
+    tools: list[Tool] = []
+    ids = [item.item_id for item in view.items]
+    if ids:
+        tools.append(
+            _tool(
+                "select_item",
+                "Open the item with this id to inspect it.",
+                {
+                    "type": "object",
+                    "properties": {"item_id": {"type": "string", "enum": ids}},
+                    "required": ["item_id"],
+                },
+            )
+        )
+    if view.has_next:
+        tools.append(_tool("Next", "Show the next page of results."))
+    tools.append(_tool("Back_to_Search", "Go back to the search page to search again."))
+    return tools
+
+
+def option_argument(name: str) -> str:
+    """A tool-argument name for a page option type ("size" -> "size", "color / style" ->
+    "color_style"); hosted APIs accept only ``[A-Za-z0-9_-]`` names."""
+    arg = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")
+    return arg or "option"
+
+
+def option_arguments(view: ItemView) -> dict[str, str]:
+    """Tool-argument name -> the page's option type, unique per argument."""
+    names: dict[str, str] = {}
+    for option in view.options:
+        arg = option_argument(option)
+        while arg in names:
+            arg += "_"
+        names[arg] = option
+    return names
+
+
+def buy_now_tool(view: ItemView) -> Tool:
+    args = option_arguments(view)
+    properties = {arg: {"type": "string", "enum": view.options[opt]} for arg, opt in args.items()}
+    return _tool(
+        "Buy_Now",
+        "Buy this item, choosing for every option type the value the instruction asks for.",
+        {"type": "object", "properties": properties, "required": list(properties)},
+    )
+
+
+def item_tools(view: ItemView) -> list[Tool]:
+    return [
+        _tool("Description", "Read the item's description."),
+        _tool("Features", "Read the item's feature list."),
+        _tool("Reviews", "Read the item's reviews."),
+        buy_now_tool(view),
+        _tool("Prev", "Go back to the results page: this item does not fit."),
+    ]
+
+
+def tool_names(tools: list[Tool]) -> list[str]:
+    return [t["function"]["name"] for t in tools]
+
+
+def find_tool(tools: list[Tool], name: str) -> Tool | None:
+    return next((t for t in tools if t["function"]["name"] == name), None)
+
+
+def check_call(tools: list[Tool], name: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The call's arguments if ``name(**args)`` is valid for these tools, else None.
+
+    Hosted models are not grammar-constrained, so their calls are held to the same schema:
+    known tool, required arguments present, enum values from the page, keywords non-empty.
+    """
+    tool = find_tool(tools, name)
+    if tool is None or not isinstance(args, Mapping):
+        return None
+    schema = tool["function"]["parameters"]
+    properties: dict[str, Any] = schema.get("properties", {})
+    clean: dict[str, Any] = {}
+    for key, prop in properties.items():
+        if key not in args:
+            if key in schema.get("required", []) and "null" not in _types(prop):
+                return None
+            clean[key] = None
+            continue
+        value = args[key]
+        if "enum" in prop:
+            match = _enum_match(prop["enum"], value)
+            if match is None:
+                return None
+            value = match
+        elif "string" in _types(prop):
+            if not isinstance(value, str) or not value.strip():
+                return None
+            value = value.strip()[: prop.get("maxLength", len(value))]
+        elif "number" in _types(prop):
+            value = _number_or_none(value)
+        clean[key] = value
+    return clean
+
+
+def _types(prop: Mapping[str, Any]) -> list[str]:
+    kind = prop.get("type", [])
+    return [kind] if isinstance(kind, str) else list(kind)
+
+
+def _enum_match(values: list[Any], value: Any) -> Any:
+    if value in values:
+        return value
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        return next((v for v in values if str(v).lower() == lowered), None)
+    return None
+
+
+def _number_or_none(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip().lstrip("$"))
+        except ValueError:
+            return None
+    return None
