@@ -1,0 +1,130 @@
+"""The tools the Agent may call: a chosen set of Playwright MCP browser tools, `think` and
+`extract_data`.
+
+Browser tools are forwarded to the MCP server under their own names and argument names
+(element tools take `target`, the ref from the snapshot such as `e12` or a unique CSS selector;
+this server version has no `ref` argument). Their schemas are restated here rather than copied
+from the server: the server's schemas carry keywords a grammar-constrained local model cannot
+enforce and free strings without a length bound, and the agent should not see tools such as
+`browser_run_code_unsafe` or `browser_file_upload` at all. `check_server_tools` fails fast if
+the installed server lacks one of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+Schema = dict[str, Any]
+
+
+def _text(description: str, max_length: int) -> Schema:
+    return {"type": "string", "description": description, "maxLength": max_length}
+
+
+_TARGET = _text("the element's ref from the latest snapshot, e.g. e12, or a CSS selector", 80)
+_ELEMENT = _text("what the element is, in a few words", 80)
+
+
+def _tool(name: str, description: str, properties: Schema, required: Iterable[str]) -> Schema:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": list(required),
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+BROWSER_TOOLS: list[Schema] = [
+    _tool("browser_navigate", "Open a URL.", {"url": _text("the URL to open", 300)}, ["url"]),
+    _tool("browser_snapshot", "Read the current page again (refs are updated).", {}, []),
+    _tool(
+        "browser_click",
+        "Click an element (link, button, option).",
+        {"target": _TARGET, "element": _ELEMENT},
+        ["target"],
+    ),
+    _tool(
+        "browser_type",
+        "Type text into a text box; submit=true presses Enter afterwards.",
+        {
+            "target": _TARGET,
+            "text": _text("the text to type", 200),
+            "submit": {"type": "boolean", "description": "press Enter after typing"},
+        },
+        ["target", "text", "submit"],
+    ),
+    _tool(
+        "browser_select_option",
+        "Choose values in a drop-down list.",
+        {
+            "target": _TARGET,
+            "values": {"type": "array", "items": _text("an option", 100), "maxItems": 5},
+        },
+        ["target", "values"],
+    ),
+    _tool("browser_press_key", "Press a key, e.g. Enter.", {"key": _text("key name", 30)}, ["key"]),
+    _tool("browser_navigate_back", "Go back to the previous page.", {}, []),
+    _tool(
+        "browser_wait_for",
+        "Wait until a text appears on the page.",
+        {"text": _text("the text to wait for", 100)},
+        ["text"],
+    ),
+]
+BROWSER_TOOL_NAMES = frozenset(t["function"]["name"] for t in BROWSER_TOOLS)
+# Tools after which the page may have changed, so the Tools node takes a fresh snapshot.
+PAGE_CHANGING = BROWSER_TOOL_NAMES - {"browser_snapshot"}
+
+THINK = _tool(
+    "think",
+    "Record your reasoning when the current plan step is finished; moves on to the next step.",
+    {"thought": _text("what the step achieved and what comes next", 300)},
+    ["thought"],
+)
+EXTRACT_DATA = _tool(
+    "extract_data",
+    "Store a finding the task asks for (e.g. name=price, value=$12.99).",
+    {"name": _text("what the value is", 60), "value": _text("the value as seen on the page", 300)},
+    ["name", "value"],
+)
+AGENT_TOOLS: list[Schema] = [*BROWSER_TOOLS, THINK, EXTRACT_DATA]
+AGENT_TOOL_NAMES = frozenset(t["function"]["name"] for t in AGENT_TOOLS)
+
+
+def check_server_tools(available: Iterable[str]) -> None:
+    """Raise if the running MCP server does not offer every browser tool the agent is given."""
+    missing = sorted(BROWSER_TOOL_NAMES - set(available))
+    if missing:
+        raise RuntimeError(
+            f"the Playwright MCP server lacks {', '.join(missing)}; "
+            "install the version pinned in graphs/web_agent/mcp/package.json"
+        )
+
+
+def check_arguments(name: str, args: Any) -> str | None:
+    """Why a call cannot run (unknown tool, missing or stray argument), or None when it can.
+
+    Hosted models are not grammar-constrained, so their calls are checked before they reach the
+    browser; the error goes back to the model as the tool's result.
+    """
+    spec = next((t["function"] for t in AGENT_TOOLS if t["function"]["name"] == name), None)
+    if spec is None:
+        return f"unknown tool {name!r}; use one of {', '.join(sorted(AGENT_TOOL_NAMES))}"
+    if not isinstance(args, dict):
+        return f"{name} needs an object of arguments"
+    params = spec["parameters"]
+    missing = [key for key in params["required"] if key not in args]
+    stray = [key for key in args if key not in params["properties"]]
+    if missing or stray:
+        parts = [f"missing {', '.join(missing)}"] if missing else []
+        parts += [f"unknown {', '.join(stray)}"] if stray else []
+        return f"{name}: {'; '.join(parts)}"
+    return None
