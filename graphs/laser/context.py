@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from open_langgraph.envs.webshop import WebShopEnv
-from open_langgraph.models import load_chat_model
+from open_langgraph.models import shared_chat_model
 
 DATA_ENV_VAR = "OLG_WEBSHOP_DATA"
 MAX_SERVED_SESSIONS = 256
@@ -57,7 +57,6 @@ class ContextError(ValueError):
 _lock = threading.Lock()
 _base_envs: dict[tuple[str | None, str], WebShopEnv] = {}
 _served: OrderedDict[str, WebShopEnv] = OrderedDict()
-_models: dict[str, BaseChatModel] = {}
 
 
 def check_context(ctx: LaserContext) -> None:
@@ -114,9 +113,4 @@ def resolve_model(ctx: LaserContext) -> BaseChatModel:
     """The injected chat model, else the named (or default) one, built once per name."""
     if ctx.chat_model is not None:
         return ctx.chat_model
-    name = ctx.model or ""
-    with _lock:
-        model = _models.get(name)
-        if model is None:
-            model = _models[name] = load_chat_model(ctx.model)
-        return model
+    return shared_chat_model(ctx.model)

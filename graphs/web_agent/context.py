@@ -6,14 +6,13 @@ model object in-process (tests, evaluation harnesses).
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from graphs.web_agent.mcp_session import BrowserOptions
-from open_langgraph.models import load_chat_model
+from open_langgraph.models import shared_chat_model
 
 
 @dataclass
@@ -54,10 +53,6 @@ class WebAgentContext:
         return BrowserOptions(headless=bool(self.headless))
 
 
-_lock = threading.Lock()
-_models: dict[str, BaseChatModel] = {}
-
-
 def resolve_context(context: Any) -> WebAgentContext:
     """The run's settings from an instance, a mapping (a served run's JSON) or None."""
     if context is None:
@@ -80,9 +75,4 @@ def resolve_model(ctx: WebAgentContext) -> BaseChatModel:
     """The injected model, else the named (or default) one, built once per name."""
     if ctx.chat_model is not None:
         return ctx.chat_model
-    name = ctx.model or ""
-    with _lock:
-        model = _models.get(name)
-        if model is None:
-            model = _models[name] = load_chat_model(ctx.model)
-        return model
+    return shared_chat_model(ctx.model)

@@ -11,6 +11,7 @@ model = load_chat_model()                          # $OLG_MODEL or local/qwen2.5
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -33,6 +34,7 @@ __all__ = [
     "default_model",
     "load_chat_model",
     "parse_model_string",
+    "shared_chat_model",
 ]
 
 
@@ -57,3 +59,21 @@ def load_chat_model(model: str | None = None, **kwargs: Any) -> BaseChatModel:
             raise ModelNameError(f"unknown local model {name!r}; known: {known}")
         return LocalChatModel(model_name=name, **kwargs)
     return load_hosted_model(provider, name, **kwargs)
+
+
+_shared: dict[str, BaseChatModel] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_chat_model(model: str | None = None) -> BaseChatModel:
+    """One model object per name for the whole process, built on first use.
+
+    Agents that pick their model per run call this instead of `load_chat_model`, so a served
+    graph does not rebuild a client (or re-open an embedded model file) on every call.
+    """
+    name = model or ""
+    with _shared_lock:
+        found = _shared.get(name)
+        if found is None:
+            found = _shared[name] = load_chat_model(model)
+        return found
