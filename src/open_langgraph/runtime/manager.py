@@ -305,12 +305,13 @@ class RunManager:
         if not url or self._webhooks is None:
             return
         values = None if thread_update is None else thread_update.values
+        ended_at = utc_now()
         payload = {
             **handle.run,
             "status": outcome.status,
-            "updated_at": utc_now(),
+            "updated_at": ended_at,
             "run_started_at": handle.started_at,
-            "run_ended_at": utc_now(),
+            "run_ended_at": ended_at,
             "values": None if values is UNSET else values,
         }
         if outcome.error is not None:
