@@ -6,7 +6,7 @@ questions automatically (the shop's address; "yes" to the plan), and appends one
 episode: reward (from the site's state), success (reward == 1), agent steps, seconds per agent
 step, snapshot sizes in tokens, outcome.
 
-    .venv/bin/python benchmarks/web_agent_webshop.py --data ../shared/webshop --start 0 --n 10 \
+    .venv/bin/python benchmarks/web_agent_webshop.py --data data/webshop --start 0 --n 10 \
         --max-steps 10 --out web_agent.jsonl
 """
 

@@ -1,6 +1,6 @@
 """WebShop environment benchmark: step latency, index build time and memory.
 
-Measures, on the 1k catalog of ../shared/webshop (or --data):
+Measures, on the 1k catalog of data/webshop (or --data):
 
 * p50/p95 latency of ``search[...]`` steps (BM25 over the catalog + the results page) and of
   ``click[...]`` steps (product, option, sub-page, back), targets < 5 ms and < 1 ms;
@@ -29,7 +29,7 @@ from open_langgraph.envs.webshop.search import SearchIndex
 from open_langgraph.envs.webshop.session import Shop, ShopSession
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT.parent / "shared" / "webshop"
+DEFAULT_DATA = ROOT / "data" / "webshop"
 FULL_CATALOG = 1_181_436
 
 

@@ -13,6 +13,7 @@ from open_langgraph.envs.webshop import WebShopEnv
 from open_langgraph.evals import EvalSettings, ReplayMismatch, replay_file, run_eval
 from open_langgraph.evals.replay import replay
 from tests.agents.laser.fakes import FirstChoiceChatModel
+from tests.fixtures.webshop_data import webshop_data
 
 FIRST = "DM00000060"  # first result for "sulfate free shampoo" on the demo catalog
 
@@ -100,7 +101,6 @@ def test_replay_rejects_files_that_are_not_recordings(tmp_path: Path, capsys) ->
     assert "no such recording" in capsys.readouterr().err
 
 
-SHARED = Path(__file__).parents[2].parent / "shared" / "webshop"
 QWEN_RECORDING = Path(__file__).parent / "recordings" / "laser-qwen1.5b-1k-synthetic-0.json"
 
 
@@ -108,7 +108,7 @@ def test_recorded_qwen_episode_on_the_1k_catalog_still_replays() -> None:
     """A real Qwen2.5-Coder-1.5B episode from the evaluation: prompts, schemas, routing and
     the environment must still turn its recorded decisions into the same episode."""
     data = json.loads(QWEN_RECORDING.read_text())
-    env = WebShopEnv(SHARED, goals="synthetic", seed=data["record"]["seed"])
+    env = WebShopEnv(webshop_data(), goals="synthetic", seed=data["record"]["seed"])
     report = replay(data, env=env)
     assert report.steps == len(data["steps"])
     assert report.reward == data["record"]["reward"]

@@ -1,33 +1,25 @@
-"""Shared fixtures: the reference data of the original WebShop, read from ../shared/webshop.
+"""Shared fixtures: the reference data of the original WebShop, read from data/webshop.
 
-The data is not part of the repository; CI always has it beside the clone. Missing data is an
-error, never a skip, so fidelity can't silently go untested.
+The data is part of the repository (see data/webshop/README.md). Missing data is an error,
+never a skip, so fidelity can't silently go untested.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from open_langgraph.envs.webshop import WebShopEnv, load_catalog
 from open_langgraph.envs.webshop.catalog import Catalog
-
-SHARED = Path(__file__).parents[2].parent / "shared" / "webshop"
-REFERENCE = SHARED / "reference"
+from tests.fixtures.webshop_data import webshop_data
 
 
 def reference(name: str) -> Any:
     """Load a reference file (JSON, gzipped JSON or the BM25 TSV) by name."""
-    path = REFERENCE / name
-    if not path.exists():
-        raise FileNotFoundError(
-            f"WebShop reference data missing: {path}. The fidelity tests need the shared "
-            "data directory beside the repository (../shared/webshop)."
-        )
+    path = webshop_data("reference", name)
     if name.endswith(".gz"):
         with gzip.open(path, "rt", encoding="utf-8") as f:
             return json.load(f)
@@ -38,9 +30,7 @@ def reference(name: str) -> Any:
 
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
-    if not (SHARED / "catalog").is_dir():
-        raise FileNotFoundError(f"WebShop catalog missing: {SHARED / 'catalog'}")
-    return load_catalog(SHARED)
+    return load_catalog(webshop_data())
 
 
 @pytest.fixture(scope="session")
