@@ -10,7 +10,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from dotenv import dotenv_values
 
@@ -69,6 +69,19 @@ class WebhookConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ThreadTTLConfig:
+    """`checkpointer.ttl` of langgraph.json: when idle threads are swept, and how.
+
+    `default_ttl` (minutes) is given to every new thread that does not name its own TTL;
+    `sweep_interval_minutes` is how often expired threads are looked for.
+    """
+
+    strategy: Literal["delete", "keep_latest"] = "delete"
+    default_ttl: float | None = None
+    sweep_interval_minutes: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
 class AppConfig:
     """The validated content of a config file."""
 
@@ -80,6 +93,7 @@ class AppConfig:
     cors: CorsConfig | None = None
     default_config: dict[str, Any] = field(default_factory=dict)
     webhooks: WebhookConfig = field(default_factory=WebhookConfig)
+    thread_ttl: ThreadTTLConfig = field(default_factory=ThreadTTLConfig)
 
     @property
     def base_dir(self) -> Path:
@@ -156,6 +170,7 @@ def load_config(path: Path) -> AppConfig:
         cors=_parse_cors(path, raw.get("http")),
         default_config=_parse_default_config(path, raw.get("default_config", {})),
         webhooks=_parse_webhooks(path, raw.get("webhooks"), raw.get("http")),
+        thread_ttl=_parse_thread_ttl(path, raw.get("checkpointer")),
     )
 
 
@@ -323,4 +338,45 @@ def _parse_webhooks(path: Path, value: Any, http: Any) -> WebhookConfig:
         headers=dict(headers),
         enabled=not disabled,
         **{flag: url[flag] for flag in flags if flag in url},
+    )
+
+
+def _positive_minutes(path: Path, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(path, key, "must be a positive number of minutes")
+    return float(value)
+
+
+def _parse_thread_ttl(path: Path, checkpointer: Any) -> ThreadTTLConfig:
+    """`checkpointer.ttl`; the other `checkpointer` keys only matter to LangGraph's build."""
+    if checkpointer is None:
+        return ThreadTTLConfig()
+    if not isinstance(checkpointer, dict):
+        raise ConfigError(path, "checkpointer", "must be an object")
+    ttl = checkpointer.get("ttl")
+    if ttl is None:
+        return ThreadTTLConfig()
+    if not isinstance(ttl, dict):
+        raise ConfigError(path, "checkpointer.ttl", "must be an object")
+    known = {"strategy", "default_ttl", "sweep_interval_minutes"}
+    if set(ttl) - known:
+        raise ConfigError(
+            path,
+            "checkpointer.ttl",
+            f"unknown keys {sorted(set(ttl) - known)}; expected {sorted(known)}",
+        )
+    strategy = ttl.get("strategy", "delete")
+    if strategy not in ("delete", "keep_latest"):
+        raise ConfigError(path, "checkpointer.ttl.strategy", 'must be "delete" or "keep_latest"')
+    default_ttl = ttl.get("default_ttl")
+    return ThreadTTLConfig(
+        strategy=strategy,
+        default_ttl=None
+        if default_ttl is None
+        else _positive_minutes(path, "checkpointer.ttl.default_ttl", default_ttl),
+        sweep_interval_minutes=_positive_minutes(
+            path,
+            "checkpointer.ttl.sweep_interval_minutes",
+            ttl.get("sweep_interval_minutes", 5.0),
+        ),
     )

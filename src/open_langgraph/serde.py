@@ -53,3 +53,49 @@ def loads(data: bytes | str) -> Any:
 def to_jsonable(value: Any) -> Any:
     """Plain JSON data for `value`, for storing graph output next to its run."""
     return orjson.loads(dumps(value))
+
+
+#: Integers SQLite stores (signed 64-bit); orjson refuses larger ones too.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+#: orjson refuses to encode deeper than 255 levels; stored records wrap a request's values in a
+#: few levels of their own.
+MAX_JSON_DEPTH = 200
+
+
+def unstorable(value: Any) -> str | None:
+    """Why a decoded JSON request value could not be stored and sent back, or None if it can.
+
+    A request is refused up front for these instead of failing half-way through a write: an
+    integer beyond 64 bits, a string with a lone UTF-16 surrogate (not encodable as UTF-8), or
+    nesting deeper than `MAX_JSON_DEPTH`.
+    """
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > MAX_JSON_DEPTH:
+            return f"JSON is nested more than {MAX_JSON_DEPTH} levels deep"
+        if isinstance(item, bool) or item is None or isinstance(item, float):
+            continue
+        if isinstance(item, int):
+            if not INT64_MIN <= item <= INT64_MAX:
+                return f"integer {str(item)[:30]} does not fit in 64 bits"
+        elif isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return "a string holds a lone UTF-16 surrogate, which is not valid Unicode"
+        elif isinstance(item, dict):
+            pending.extend((key, depth + 1) for key in item)
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend((child, depth + 1) for child in item)
+    return None
+
+
+def parse_int64(text: str) -> int:
+    """An integer in SQLite's range from text; ValueError otherwise."""
+    number = int(text)
+    if not INT64_MIN <= number <= INT64_MAX:
+        raise ValueError(f"{text[:30]} does not fit in 64 bits")
+    return number

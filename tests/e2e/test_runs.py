@@ -399,7 +399,8 @@ async def test_run_errors_are_clear(client: LangGraphClient):
         ({"assistant_id": "counter", "webhook": "/relative/hook"}, 422),
         ({"assistant_id": "counter", "webhook": "http://169.254.169.254/latest"}, 422),
         ({"assistant_id": "counter", "multitask_strategy": "sometimes"}, 422),
-        ({"assistant_id": "counter", "unknown_field": 1}, 422),
+        ({"assistant_id": "counter", "config": {"recursion_limit": 0}}, 422),
+        ({"assistant_id": "counter", "input": {"count": 2**64}}, 422),
         ({"assistant_id": "counter", "after_seconds": -1}, 422),
         ({"assistant_id": "counter", "input": {}, "command": {"resume": 1}}, 422),
     ]

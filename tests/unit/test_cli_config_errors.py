@@ -134,6 +134,13 @@ def _auth_not_enforced(d: Path) -> Case:
     return Case(_config(d, text), "auth", "not implemented")
 
 
+def _factory_signature_unusable(d: Path) -> Case:
+    # Two parameters, neither a ServerRuntime: the server could not tell which is which.
+    _write(d, "agent.py", "def make(config, other):\n    raise AssertionError\n")
+    text = '{"graphs": {"agent": "./agent.py:make"}}'
+    return Case(_config(d, text), "graphs.agent", "ServerRuntime")
+
+
 def _graph_module_exits(d: Path) -> Case:
     _write(d, "agent.py", "import sys\nsys.exit(3)\n")
     return Case(
@@ -143,6 +150,7 @@ def _graph_module_exits(d: Path) -> Case:
 
 CASES: dict[str, Callable[[Path], Case]] = {
     "auth-not-enforced": _auth_not_enforced,
+    "factory-signature-unusable": _factory_signature_unusable,
     "graph-module-exits": _graph_module_exits,
     "invalid-json": _invalid_json,
     "unknown-key": _unknown_key,

@@ -13,6 +13,7 @@ from open_langgraph.config import (
     ConfigError,
     CorsConfig,
     GraphSpec,
+    ThreadTTLConfig,
     find_config_file,
     load_config,
 )
@@ -279,6 +280,14 @@ def test_an_existing_langgraph_json_loads_unchanged(tmp_path: Path) -> None:
     config = load_config(path)
     assert config.graphs["agent"].description == "An agent."
     assert config.env == {"A": "1"}
+    assert config.thread_ttl == ThreadTTLConfig(strategy="delete")
+
+
+def test_checkpointer_ttl(tmp_path: Path) -> None:
+    ttl = {"strategy": "keep_latest", "default_ttl": 1440, "sweep_interval_minutes": 0.5}
+    path = write(tmp_path, {"graphs": GRAPHS, "checkpointer": {"ttl": ttl}})
+    assert load_config(path).thread_ttl == ThreadTTLConfig("keep_latest", 1440.0, 0.5)
+    assert load_config(write(tmp_path, {"graphs": GRAPHS})).thread_ttl == ThreadTTLConfig()
 
 
 # -- load_config: invalid files -----------------------------------------------------------
@@ -454,6 +463,31 @@ BAD_CONFIGS: list[tuple[str, Any, str, str]] = [
         {"graphs": GRAPHS, "default_config": {"tags": "prod"}},
         "default_config.tags",
         "must be a list of strings",
+    ),
+    # checkpointer.ttl
+    (
+        "ttl strategy",
+        {"graphs": GRAPHS, "checkpointer": {"ttl": {"strategy": "archive"}}},
+        "checkpointer.ttl.strategy",
+        "keep_latest",
+    ),
+    (
+        "ttl zero default",
+        {"graphs": GRAPHS, "checkpointer": {"ttl": {"default_ttl": 0}}},
+        "checkpointer.ttl.default_ttl",
+        "positive number of minutes",
+    ),
+    (
+        "ttl sweep as text",
+        {"graphs": GRAPHS, "checkpointer": {"ttl": {"sweep_interval_minutes": "5"}}},
+        "checkpointer.ttl.sweep_interval_minutes",
+        "positive number of minutes",
+    ),
+    (
+        "ttl unknown key",
+        {"graphs": GRAPHS, "checkpointer": {"ttl": {"defualt_ttl": 5}}},
+        "checkpointer.ttl",
+        "unknown keys ['defualt_ttl']",
     ),
 ]
 

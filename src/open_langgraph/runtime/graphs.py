@@ -1,17 +1,17 @@
 """Loading the graphs named in the config, and giving each run a graph bound to our checkpointer.
 
-A config entry may point at a compiled graph, an uncompiled `StateGraph`, or a factory that
-takes a `RunnableConfig` (sync or async) and returns either; factories are called per run so
-they can build the graph from that run's configuration.
+A config entry may point at a compiled graph, an uncompiled `StateGraph`, or a factory (see
+`runtime.factories` for the signatures and return kinds accepted); factories are called each
+time a graph is needed, so they can build it from that run's configuration.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
-import inspect
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,17 +20,26 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
 from langgraph.pregel import Pregel
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
 
 from open_langgraph.config import AppConfig, ConfigError, GraphSpec
-
-GraphFactory = Callable[[RunnableConfig], "Pregel | StateGraph | Awaitable[Pregel | StateGraph]"]
+from open_langgraph.runtime.factories import (
+    AccessContext,
+    FactoryArguments,
+    FactorySignatureError,
+    entered,
+    factory_arguments,
+    server_runtime,
+)
 
 
 @dataclass(slots=True)
 class LoadedGraph:
     spec: GraphSpec
     graph: Pregel | None
-    factory: GraphFactory | None
+    factory: Callable[..., Any] | None
+    arguments: FactoryArguments | None = None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -82,6 +91,9 @@ class GraphRegistry:
 
     def __init__(self, config: AppConfig) -> None:
         self._checkpointer: BaseCheckpointSaver | None = None
+        # What a `ServerRuntime` hands factories as `runtime.store`; process memory until a
+        # persistent store is configured.
+        self.store: BaseStore = InMemoryStore()
         self._graphs: dict[str, LoadedGraph] = {}
         for path in reversed(config.dependencies):
             if str(path) not in sys.path:
@@ -94,7 +106,11 @@ class GraphRegistry:
             if graph is not None:
                 self._graphs[graph_id] = LoadedGraph(spec, graph, None)
             elif callable(target):
-                self._graphs[graph_id] = LoadedGraph(spec, None, target)
+                try:
+                    arguments = factory_arguments(target)
+                except FactorySignatureError as exc:
+                    raise ConfigError(config.path, f"graphs.{graph_id}", str(exc)) from None
+                self._graphs[graph_id] = LoadedGraph(spec, None, target, arguments)
             else:
                 raise ConfigError(
                     config.path,
@@ -120,18 +136,31 @@ class GraphRegistry:
     def description(self, graph_id: str) -> str | None:
         return self._graphs[graph_id].spec.description
 
-    async def get(self, graph_id: str, config: RunnableConfig | None = None) -> Pregel:
-        """The graph to run for `config`, with our checkpointer attached."""
+    @contextlib.asynccontextmanager
+    async def open(
+        self,
+        graph_id: str,
+        config: RunnableConfig | None = None,
+        *,
+        access: AccessContext = "threads.read",
+        context: Any = None,
+    ) -> AsyncIterator[Pregel]:
+        """The graph for `config` with our checkpointer attached, while the block runs.
+
+        A factory returning a context manager keeps it entered for the block, so the resources
+        it opened for a run live exactly as long as the run.
+        """
         loaded = self._graphs[graph_id]
         if loaded.graph is not None:
-            return loaded.graph
-        assert loaded.factory is not None
-        result: Any = loaded.factory(config or {})
-        if inspect.isawaitable(result):
-            result = await result
-        graph = _as_pregel(result)
-        if graph is None:
-            raise TypeError(
-                f"graph factory {graph_id!r} returned {type(result).__name__}, not a graph"
-            )
-        return graph.copy(update={"checkpointer": self._checkpointer})
+            yield loaded.graph
+            return
+        assert loaded.factory is not None and loaded.arguments is not None
+        runtime = server_runtime(access, self.store, context)
+        made = loaded.factory(**loaded.arguments(config or {}, runtime))
+        async with entered(made) as result:
+            graph = _as_pregel(result)
+            if graph is None:
+                raise TypeError(
+                    f"graph factory {graph_id!r} returned {type(result).__name__}, not a graph"
+                )
+            yield graph.copy(update={"checkpointer": self._checkpointer})

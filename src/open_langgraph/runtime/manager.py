@@ -210,9 +210,14 @@ class RunManager:
                 handle.started_at = utc_now()
                 handle.stream.publish("metadata", dumps({"run_id": handle.run_id, "attempt": 1}))
                 graph_id = kwargs["config"]["configurable"]["graph_id"]
-                graph = await self._graphs.get(graph_id, kwargs["config"])
-                final_values = await stream_graph(graph, kwargs, handle.stream)
-                outcome, thread_update = await self._completed(graph, handle, final_values)
+                async with self._graphs.open(
+                    graph_id,
+                    kwargs["config"],
+                    access="threads.create_run",
+                    context=kwargs.get("context"),
+                ) as graph:
+                    final_values = await stream_graph(graph, kwargs, handle.stream)
+                    outcome, thread_update = await self._completed(graph, handle, final_values)
         except asyncio.CancelledError:
             outcome = RunOutcome("interrupted")
             if self._closing and handle.cancel_action is None:
@@ -321,11 +326,12 @@ class RunManager:
     async def _state_after_rollback(
         self, handle: RunHandle, graph: Any, *, busy: bool
     ) -> ThreadUpdate:
-        if graph is None:
-            graph_id = handle.run["kwargs"]["config"]["configurable"]["graph_id"]
-            graph = await self._graphs.get(graph_id, handle.run["kwargs"]["config"])
-        snapshot = await graph.aget_state({"configurable": {"thread_id": handle.thread_id}})
-        return thread_update_from(snapshot, busy=busy)
+        config = {"configurable": {"thread_id": handle.thread_id}}
+        if graph is not None:
+            return thread_update_from(await graph.aget_state(config), busy=busy)
+        graph_id = handle.run["kwargs"]["config"]["configurable"]["graph_id"]
+        async with self._graphs.open(graph_id, handle.run["kwargs"]["config"]) as opened:
+            return thread_update_from(await opened.aget_state(config), busy=busy)
 
 
 def new_run_record(

@@ -34,7 +34,8 @@ def merge_configs(*configs: dict[str, Any] | None) -> dict[str, Any]:
     """Later configs win; `configurable` and `metadata` merge key by key, tags concatenate.
 
     A `null` `configurable`, `metadata` or `tags` counts as absent; any other non-object
-    `configurable`/`metadata` or non-list `tags` is `InvalidInput`.
+    `configurable`/`metadata`, non-list `tags` or `recursion_limit` below 1 is `InvalidInput`,
+    so a run that could only fail is refused before it is stored.
     """
     merged: dict[str, Any] = {}
     for config in configs:
@@ -51,6 +52,13 @@ def merge_configs(*configs: dict[str, Any] | None) -> dict[str, Any]:
                 if not isinstance(value, list):
                     raise InvalidInput(f"config.tags must be a list, got {value!r:.50}")
                 merged[key] = [*merged.get(key, []), *value]
+            elif key == "recursion_limit":
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise InvalidInput(
+                        f"config.recursion_limit must be a whole number of at least 1, "
+                        f"got {value!r:.50}"
+                    )
+                merged[key] = value
             else:
                 merged[key] = copy.deepcopy(value)
     return merged

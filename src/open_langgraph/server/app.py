@@ -23,6 +23,7 @@ from open_langgraph.server.routes import assistants, meta, runs, threads
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
+from open_langgraph.services.thread_ttl import ThreadSweeper
 from open_langgraph.services.threads import ThreadService
 from open_langgraph.storage.sqlite import SqliteStorage
 
@@ -82,9 +83,10 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             )
             assistant_service = AssistantService(storage, graphs)
             await assistant_service.ensure_system_assistants()
+            sweeper = ThreadSweeper(storage, manager, settings.config.thread_ttl)
             app.state.services = Services(
                 assistants=assistant_service,
-                threads=ThreadService(storage, graphs, manager, broker),
+                threads=ThreadService(storage, graphs, manager, broker, settings.config.thread_ttl),
                 runs=RunService(
                     storage,
                     graphs,
@@ -93,15 +95,18 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                     assistant_service,
                     settings.config.default_config,
                     webhooks,
+                    settings.config.thread_ttl,
                 ),
                 manager=manager,
                 thread_streams=ThreadStreams(storage, broker),
             )
             await manager.recover()
+            sweeper.start()
             logger.info("serving graphs %s from %s", graphs.graph_ids, settings.db_path)
             try:
                 yield
             finally:
+                await sweeper.stop()
                 await manager.shutdown()
                 await webhooks.aclose()
 

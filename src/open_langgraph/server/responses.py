@@ -21,3 +21,8 @@ def select_fields(records: list[dict[str, Any]], select: list[str] | None) -> li
     if not select:
         return records
     return [{k: r[k] for k in select if k in r} for r in records]
+
+
+def pagination_headers(found: list[Any], limit: int, offset: int) -> dict[str, str]:
+    """`X-Pagination-Next` when the page came back full, so a client knows to ask again."""
+    return {"X-Pagination-Next": str(offset + limit)} if len(found) == limit else {}

@@ -1,23 +1,23 @@
 """Request bodies of the API, with the field names and value sets of `langgraph_sdk`.
 
-Unknown fields are refused (422 naming the field) rather than silently ignored, so a client
-relying on a feature we lack finds out at once.
+The bodies a service needs itself (a run's) live in `services.run_request`, below this layer.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from open_langgraph.serde import INT64_MAX
+from open_langgraph.services.run_request import Body, CheckpointRef, RunCommand, RunCreate
+
+__all__ = ["CheckpointRef", "RunCreate"]
 
 SortOrder = Literal["asc", "desc"]
 ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
 RunStatus = Literal["pending", "running", "error", "success", "timeout", "interrupted"]
 IfExists = Literal["raise", "do_nothing"]
-
-
-class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 # -- assistants ---------------------------------------------------------------------------
@@ -46,7 +46,7 @@ class AssistantSearch(Body):
     graph_id: str | None = None
     name: str | None = None
     limit: int = Field(10, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=INT64_MAX)
     sort_by: str | None = None
     sort_order: SortOrder | None = None
     select: list[str] | None = None
@@ -61,34 +61,42 @@ class AssistantCount(Body):
 class AssistantVersionsSearch(Body):
     metadata: dict[str, Any] | None = None
     limit: int = Field(10, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=INT64_MAX)
 
 
 class AssistantSetLatest(Body):
-    version: int = Field(ge=1)
+    version: int = Field(ge=1, le=INT64_MAX)
 
 
 # -- threads ------------------------------------------------------------------------------
-class CheckpointRef(BaseModel):
-    """A checkpoint as the SDK sends it; unknown keys are tolerated (it echoes our own)."""
+class ThreadTTL(Body):
+    """`ttl` of a thread: minutes from now, and what sweeping it does."""
 
-    thread_id: str | None = None
-    checkpoint_ns: str = ""
-    checkpoint_id: str | None = None
-    checkpoint_map: dict[str, Any] | None = None
+    strategy: Literal["delete", "keep_latest"] | None = None
+    ttl: float | None = None
+
+
+class SuperstepUpdate(Body):
+    values: Any = None
+    command: RunCommand | None = None
+    as_node: str
+
+
+class Superstep(Body):
+    updates: list[SuperstepUpdate]
 
 
 class ThreadCreate(Body):
     thread_id: str | None = None
     metadata: dict[str, Any] | None = None
     if_exists: IfExists = "raise"
-    supersteps: list[dict[str, Any]] | None = None
-    ttl: dict[str, Any] | int | None = None
+    supersteps: list[Superstep] | None = None
+    ttl: ThreadTTL | float | None = None
 
 
 class ThreadPatch(Body):
     metadata: dict[str, Any] | None = None
-    ttl: dict[str, Any] | int | None = None
+    ttl: ThreadTTL | float | None = None
 
 
 class ThreadSearch(Body):
@@ -97,7 +105,7 @@ class ThreadSearch(Body):
     values: dict[str, Any] | None = None
     status: ThreadStatus | None = None
     limit: int = Field(10, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=INT64_MAX)
     sort_by: str | None = None
     sort_order: SortOrder | None = None
     select: list[str] | None = None
@@ -137,46 +145,6 @@ class ThreadHistory(Body):
 
 
 # -- runs ---------------------------------------------------------------------------------
-class SendRef(Body):
-    node: str
-    input: Any = None
-
-
-class RunCommand(Body):
-    update: dict[str, Any] | list[tuple[str, Any]] | None = None
-    resume: Any = None
-    goto: SendRef | str | list[SendRef | str] | None = None
-
-
-class RunCreate(Body):
-    """Every field `langgraph_sdk` sends when creating, waiting on or streaming a run."""
-
-    assistant_id: str
-    input: Any = None
-    command: RunCommand | None = None
-    checkpoint: CheckpointRef | None = None
-    checkpoint_id: str | None = None
-    checkpoint_during: bool | None = None
-    config: dict[str, Any] | None = None
-    context: dict[str, Any] | None = None
-    metadata: dict[str, Any] | None = None
-    interrupt_before: Literal["*"] | list[str] | None = None
-    interrupt_after: Literal["*"] | list[str] | None = None
-    multitask_strategy: Literal["reject", "interrupt", "rollback", "enqueue"] | None = None
-    if_not_exists: Literal["create", "reject"] | None = None
-    after_seconds: float | None = Field(None, ge=0)
-    stream_mode: str | list[str] | None = None
-    stream_subgraphs: bool | None = None
-    stream_resumable: bool | None = None
-    on_disconnect: Literal["cancel", "continue"] | None = None
-    on_completion: Literal["delete", "keep"] | None = None
-    webhook: str | None = None
-    durability: Literal["sync", "async", "exit"] | None = None
-    feedback_keys: list[str] | None = None
-    strict_resume: bool | None = None
-    langsmith_tracer: dict[str, Any] | None = None
-
-
 class RunCancelMany(Body):
     thread_id: str | None = None
     run_ids: list[str] | None = None

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any, Literal
+
+from langgraph.pregel import Pregel
 
 from open_langgraph.errors import InvalidInput, NotFound
 from open_langgraph.runtime.graphs import GraphRegistry
@@ -102,6 +106,9 @@ class AssistantService:
         )
 
     async def patch(self, assistant_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+        # A null means "leave it", as the SDK sends None for fields not given; only the
+        # description may be cleared.
+        changes = {k: v for k, v in changes.items() if v is not None or k == "description"}
         if "graph_id" in changes:
             self._check_graph(changes["graph_id"])
         updated = await self._storage.patch_assistant(self.resolve_id(assistant_id), changes)
@@ -116,13 +123,13 @@ class AssistantService:
     async def search(
         self,
         *,
-        graph_id: str | None,
-        name: str | None,
-        metadata: dict[str, Any] | None,
-        limit: int,
-        offset: int,
-        sort_by: str | None,
-        sort_order: SortOrder | None,
+        graph_id: str | None = None,
+        name: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        sort_by: str | None = None,
+        sort_order: SortOrder | None = None,
     ) -> list[dict[str, Any]]:
         sort_by = sort_by or "created_at"
         if sort_by not in ASSISTANT_SORT_FIELDS:
@@ -159,24 +166,28 @@ class AssistantService:
             raise NotFound(f"Assistant {assistant_id} has no version {version}")
         return updated
 
-    async def _graph_of(self, assistant: dict[str, Any]) -> Any:
+    @contextlib.asynccontextmanager
+    async def _graph_of(self, assistant: dict[str, Any]) -> AsyncIterator[Pregel]:
         if assistant["graph_id"] not in self._graphs:
             raise NotFound(f"Graph {assistant['graph_id']!r} of this assistant is not served")
-        return await self._graphs.get(assistant["graph_id"], assistant["config"])
+        async with self._graphs.open(
+            assistant["graph_id"], assistant["config"], access="assistants.read"
+        ) as graph:
+            yield graph
 
     async def drawing(self, assistant_id: str, xray: bool | int) -> dict[str, Any]:
         assistant = await self.get(assistant_id)
-        graph = await self._graph_of(assistant)
-        return await graph_drawing(graph, assistant["config"], xray)
+        async with self._graph_of(assistant) as graph:
+            return await graph_drawing(graph, assistant["config"], xray)
 
     async def schemas(self, assistant_id: str) -> dict[str, Any]:
         assistant = await self.get(assistant_id)
-        graph = await self._graph_of(assistant)
-        return graph_schemas(graph, assistant["graph_id"])
+        async with self._graph_of(assistant) as graph:
+            return graph_schemas(graph, assistant["graph_id"])
 
     async def subgraphs(
         self, assistant_id: str, namespace: str | None, recurse: bool
     ) -> dict[str, Any]:
         assistant = await self.get(assistant_id)
-        graph = await self._graph_of(assistant)
-        return await subgraph_schemas(graph, assistant["graph_id"], namespace, recurse)
+        async with self._graph_of(assistant) as graph:
+            return await subgraph_schemas(graph, assistant["graph_id"], namespace, recurse)

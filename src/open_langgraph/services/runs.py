@@ -8,7 +8,8 @@ from typing import Any, Literal, cast
 
 from langchain_core.runnables import RunnableConfig
 
-from open_langgraph.errors import Conflict, InvalidInput, NotFound, NotSupported
+from open_langgraph.config import ThreadTTLConfig
+from open_langgraph.errors import Conflict, InvalidInput, NotFound
 from open_langgraph.runtime.broker import Broker
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import (
@@ -20,8 +21,9 @@ from open_langgraph.runtime.manager import (
 )
 from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
 from open_langgraph.runtime.webhooks import WebhookSender
-from open_langgraph.server.schemas import RunCreate
 from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.run_request import RunCreate
+from open_langgraph.services.thread_ttl import arm, requested_ttl
 from open_langgraph.services.threads import check_uuid
 from open_langgraph.storage.base import RunStatus, Storage, StoredEvent, ThreadUpdate
 
@@ -33,13 +35,10 @@ def public_run(run: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in run.items() if k not in ("output", "error")}
 
 
-def _refuse_unsupported(payload: RunCreate) -> None:
-    if payload.feedback_keys:
-        raise NotSupported("feedback_keys: LangSmith feedback is not supported by this server")
-    if payload.langsmith_tracer is not None:
-        raise NotSupported("langsmith_tracer: LangSmith tracing is not supported by this server")
-    if payload.strict_resume:
-        raise NotSupported("strict_resume: not supported by this server yet")
+def _check_payload(payload: RunCreate) -> None:
+    # `feedback_keys`, `langsmith_tracer` and `strict_resume` are accepted and ignored, as
+    # docs/server.md says: LangSmith is not reachable from a self-hosted server, and the
+    # Platform itself ignores `strict_resume`.
     if payload.input is not None and payload.command is not None:
         raise InvalidInput("input and command: send one or the other, not both")
 
@@ -54,6 +53,7 @@ class RunService:
         assistants: AssistantService,
         default_config: dict[str, Any],
         webhooks: WebhookSender,
+        ttl_defaults: ThreadTTLConfig | None = None,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
@@ -62,11 +62,12 @@ class RunService:
         self._assistants = assistants
         self._default_config = default_config
         self._webhooks = webhooks
+        self._ttl_defaults = ttl_defaults or ThreadTTLConfig()
 
     # -- creating --------------------------------------------------------------------------
     async def create(self, thread_id: str | None, payload: RunCreate) -> RunHandle:
         """Validate and store a run, then hand it to the run manager."""
-        _refuse_unsupported(payload)
+        _check_payload(payload)
         stream_modes = normalize_stream_modes(payload.stream_mode)
         if payload.webhook is not None:
             await self._webhooks.check(payload.webhook)
@@ -92,6 +93,7 @@ class RunService:
                 found = await self._storage.create_thread(
                     thread_id=thread_id, metadata={}, if_exists="do_nothing"
                 )
+                await arm(self._storage, thread_id, requested_ttl(None, self._ttl_defaults))
             thread = found
 
         checkpoint = payload.checkpoint.model_dump() if payload.checkpoint else None
@@ -183,12 +185,15 @@ class RunService:
         named = {field: nodes for field, nodes in breakpoints.items() if isinstance(nodes, list)}
         if named:
             # Built only when node names need checking: a factory graph may be costly to make.
-            graph = await self._graphs.get(graph_id, cast(RunnableConfig, config))
+            async with self._graphs.open(
+                graph_id, cast(RunnableConfig, config), access="assistants.read"
+            ) as graph:
+                nodes_of_graph = list(graph.nodes)
             for field, nodes in named.items():
-                unknown = [n for n in nodes if n not in graph.nodes]
+                unknown = [n for n in nodes if n not in nodes_of_graph]
                 if unknown:
                     raise InvalidInput(
-                        f"{field}: unknown nodes {unknown}; the graph has {list(graph.nodes)}"
+                        f"{field}: unknown nodes {unknown}; the graph has {nodes_of_graph}"
                     )
         if checkpoint and checkpoint.get("checkpoint_id"):
             found = await self._storage.checkpointer.aget_tuple(

@@ -12,6 +12,7 @@ from typing import Literal, get_args
 
 from open_langgraph.errors import InvalidInput, NotFound
 from open_langgraph.runtime.broker import RUN_END_SUFFIX, Broker, ThreadEvent
+from open_langgraph.serde import parse_int64
 from open_langgraph.services.threads import check_uuid
 from open_langgraph.storage.base import Storage
 
@@ -48,7 +49,7 @@ def _parse_last_event_id(value: str) -> tuple[str, int | None]:
     if position == RUN_END_SUFFIX:
         return run_id, None
     try:
-        return run_id, int(position)
+        return run_id, parse_int64(position)
     except ValueError:
         raise InvalidInput(f"Last-Event-ID {value!r}: {position!r} is no event number") from None
 

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal
 
+from langchain_core.runnables import RunnableConfig
+from langgraph.errors import InvalidUpdateError
 from langgraph.pregel import Pregel
+from langgraph.types import StateUpdate
 
+from open_langgraph.config import ThreadTTLConfig
 from open_langgraph.errors import BadRequest, Conflict, InvalidInput, NotFound
 from open_langgraph.runtime.broker import Broker, ThreadEvent
+from open_langgraph.runtime.factories import AccessContext
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
+from open_langgraph.runtime.run_spec import to_command
 from open_langgraph.runtime.state import (
     checkpoint_of,
     empty_state,
@@ -19,6 +26,8 @@ from open_langgraph.runtime.state import (
     thread_update_from,
 )
 from open_langgraph.services.assistants import is_uuid
+from open_langgraph.services.thread_extract import extracted, parse_extract
+from open_langgraph.services.thread_ttl import arm, requested_ttl
 from open_langgraph.storage.base import (
     THREAD_SORT_FIELDS,
     SortOrder,
@@ -42,20 +51,45 @@ def _checkpoint_config(thread_id: str, checkpoint: dict[str, Any] | None) -> dic
     return {"configurable": configurable}
 
 
+def _superstep_graph(
+    metadata: dict[str, Any] | None,
+    supersteps: list[list[dict[str, Any]]] | None,
+    graphs: GraphRegistry,
+) -> str | None:
+    """The graph that applies a new thread's supersteps: the one its metadata names."""
+    if not supersteps:
+        return None
+    graph_id = (metadata or {}).get("graph_id")
+    if graph_id not in graphs:
+        raise InvalidInput(
+            "supersteps: metadata.graph_id must name a served graph, which applies them; "
+            f"got {graph_id!r:.60}"
+        )
+    return graph_id
+
+
 class ThreadService:
     def __init__(
-        self, storage: Storage, graphs: GraphRegistry, runs: RunManager, broker: Broker
+        self,
+        storage: Storage,
+        graphs: GraphRegistry,
+        runs: RunManager,
+        broker: Broker,
+        ttl_defaults: ThreadTTLConfig | None = None,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
         self._runs = runs
         self._broker = broker
+        self._ttl_defaults = ttl_defaults or ThreadTTLConfig()
 
-    async def get(self, thread_id: str) -> dict[str, Any]:
+    async def get(self, thread_id: str, *, include_ttl: bool = False) -> dict[str, Any]:
         check_uuid(thread_id, "thread ID")
         thread = await self._storage.get_thread(thread_id)
         if thread is None:
             raise NotFound(f"Thread with ID {thread_id} not found")
+        if include_ttl:
+            thread["ttl"] = await self._storage.get_thread_ttl(thread_id)
         return thread
 
     async def create(
@@ -64,20 +98,70 @@ class ThreadService:
         thread_id: str | None,
         metadata: dict[str, Any] | None,
         if_exists: Literal["raise", "do_nothing"],
+        ttl: dict[str, Any] | float | None = None,
+        supersteps: list[list[dict[str, Any]]] | None = None,
     ) -> dict[str, Any]:
         if thread_id is not None:
             check_uuid(thread_id, "thread ID")
-        return await self._storage.create_thread(
+        thread_ttl = requested_ttl(ttl, self._ttl_defaults)
+        graph_id = _superstep_graph(metadata, supersteps, self._graphs)
+        if graph_id is not None and thread_id is not None:
+            existing = await self._storage.get_thread(thread_id)
+            if existing is not None:
+                if if_exists == "raise":
+                    raise Conflict(f"Thread with ID {thread_id} already exists")
+                return existing  # supersteps build a new thread; never rewrite this one
+        thread = await self._storage.create_thread(
             thread_id=thread_id or str(uuid.uuid4()),
             metadata=metadata or {},
             if_exists=if_exists,
         )
+        await arm(self._storage, thread["thread_id"], thread_ttl)
+        if graph_id is not None and supersteps:
+            thread = await self._apply_supersteps(thread["thread_id"], graph_id, supersteps)
+        return thread
 
-    async def patch(self, thread_id: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    async def _apply_supersteps(
+        self, thread_id: str, graph_id: str, supersteps: list[list[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """Replay the supersteps of another deployment's thread onto the new thread.
+
+        A superstep the graph refuses deletes the new thread again: half a copy is no copy.
+        """
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+        steps = [
+            [
+                StateUpdate(
+                    to_command(u["command"]) if u.get("command") else u.get("values"),
+                    u["as_node"],
+                )
+                for u in updates
+            ]
+            for updates in supersteps
+        ]
+        try:
+            async with self._graphs.open(graph_id, config, access="threads.update") as graph:
+                await graph.abulk_update_state(config, steps)
+                snapshot = await graph.aget_state(config)
+        except (ValueError, KeyError, TypeError, InvalidUpdateError) as exc:
+            await self._storage.delete_thread(thread_id)
+            raise BadRequest(f"supersteps: cannot apply them to graph {graph_id!r}: {exc}") from exc
+        await self._storage.update_thread(thread_id, thread_update_from(snapshot))
+        return await self.get(thread_id)
+
+    async def patch(
+        self,
+        thread_id: str,
+        metadata: dict[str, Any],
+        ttl: dict[str, Any] | float | None = None,
+    ) -> dict[str, Any]:
         check_uuid(thread_id, "thread ID")
+        # Only an explicit TTL changes it; the config's default is for new threads.
+        thread_ttl = requested_ttl(ttl, self._ttl_defaults) if ttl is not None else None
         thread = await self._storage.patch_thread(thread_id, metadata)
         if thread is None:
             raise NotFound(f"Thread with ID {thread_id} not found")
+        await arm(self._storage, thread_id, thread_ttl)
         return thread
 
     async def delete(self, thread_id: str) -> None:
@@ -117,11 +201,13 @@ class ThreadService:
         offset: int,
         sort_by: str | None,
         sort_order: SortOrder | None,
+        extract: dict[str, str] | None = None,
     ) -> list[dict[str, Any]]:
         sort_by = sort_by or "created_at"
         if sort_by not in THREAD_SORT_FIELDS:
             raise InvalidInput(f"sort_by must be one of {sorted(THREAD_SORT_FIELDS)}")
-        return await self._storage.search_threads(
+        paths = parse_extract(extract) if extract else None
+        found = await self._storage.search_threads(
             ids=ids,
             metadata=metadata,
             values=values,
@@ -131,6 +217,10 @@ class ThreadService:
             sort_by=sort_by,
             sort_order=sort_order or "desc",
         )
+        if paths:
+            for thread in found:
+                thread["extracted"] = extracted(thread, paths)
+        return found
 
     async def count(
         self,
@@ -158,29 +248,33 @@ class ThreadService:
         return await self._storage.prune_threads(thread_ids, strategy)
 
     # -- state -----------------------------------------------------------------------------
-    async def _graph_for(self, thread: dict[str, Any]) -> Pregel | None:
+    @contextlib.asynccontextmanager
+    async def _graph_for(
+        self, thread: dict[str, Any], access: AccessContext = "threads.read"
+    ) -> AsyncIterator[Pregel | None]:
+        """The graph of the thread's last run, or None for a thread that never ran."""
         graph_id = (thread.get("metadata") or {}).get("graph_id")
         if graph_id is None:
-            return None
+            yield None
+            return
         if graph_id not in self._graphs:
             raise NotFound(f"Graph {graph_id!r} of this thread is not served")
-        return await self._graphs.get(
-            graph_id, {"configurable": {"thread_id": thread["thread_id"]}}
-        )
+        config: RunnableConfig = {"configurable": {"thread_id": thread["thread_id"]}}
+        async with self._graphs.open(graph_id, config, access=access) as graph:
+            yield graph
 
     async def state(
         self, thread_id: str, checkpoint: dict[str, Any] | None, subgraphs: bool
     ) -> dict[str, Any]:
         thread = await self.get(thread_id)
-        graph = await self._graph_for(thread)
-        if graph is None:
-            if checkpoint and checkpoint.get("checkpoint_id"):
-                raise NotFound(f"Checkpoint {checkpoint['checkpoint_id']} not found")
-            return empty_state()
-        snapshot = await graph.aget_state(
-            _checkpoint_config(thread_id, checkpoint), subgraphs=subgraphs
-        )
-        if snapshot.created_at is None:
+        async with self._graph_for(thread) as graph:
+            if graph is None:
+                snapshot = None
+            else:
+                snapshot = await graph.aget_state(
+                    _checkpoint_config(thread_id, checkpoint), subgraphs=subgraphs
+                )
+        if snapshot is None or snapshot.created_at is None:
             if checkpoint and checkpoint.get("checkpoint_id"):
                 raise NotFound(f"Checkpoint {checkpoint['checkpoint_id']} not found")
             return empty_state()
@@ -196,19 +290,24 @@ class ThreadService:
         checkpoint: dict[str, Any] | None,
     ) -> list[dict[str, Any]]:
         thread = await self.get(thread_id)
-        graph = await self._graph_for(thread)
-        if graph is None:
-            return []
         if isinstance(before, str):
             before = {"checkpoint_id": before}
-        states = []
-        async for snapshot in graph.aget_state_history(
-            _checkpoint_config(thread_id, checkpoint),
-            limit=limit,
-            before=_checkpoint_config(thread_id, before) if before else None,
-            filter=metadata or None,
-        ):
-            states.append(snapshot_json(snapshot))
+        states: list[dict[str, Any]] = []
+        async with self._graph_for(thread) as graph:
+            if graph is None:
+                return states
+            history = graph.aget_state_history(
+                _checkpoint_config(thread_id, checkpoint),
+                limit=limit,
+                before=_checkpoint_config(thread_id, before) if before else None,
+                filter=metadata or None,
+            )
+            try:
+                async for snapshot in history:
+                    states.append(snapshot_json(snapshot))
+            except ValueError as exc:
+                # The checkpointer refuses metadata filter keys it cannot put in a query.
+                raise InvalidInput(f"metadata: {exc}") from None
         return states
 
     async def update_state(
@@ -222,20 +321,21 @@ class ThreadService:
         thread = await self.get(thread_id)
         if self._runs.is_busy(thread_id):
             raise Conflict(f"Thread {thread_id} is busy with a run; wait for it to finish")
-        graph = await self._graph_for(thread)
-        if graph is None:
-            raise BadRequest(
-                f"Thread {thread_id} has no graph yet: start a run on it before editing its state"
-            )
-        if as_node is not None and as_node not in graph.nodes:
-            raise BadRequest(f"Node {as_node!r} does not exist; nodes are {list(graph.nodes)}")
-        try:
-            config = await graph.aupdate_state(
-                _checkpoint_config(thread_id, checkpoint), values, as_node=as_node
-            )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise BadRequest(f"cannot update the state: {exc}") from exc
-        snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
+        async with self._graph_for(thread, "threads.update") as graph:
+            if graph is None:
+                raise BadRequest(
+                    f"Thread {thread_id} has no graph yet: start a run on it before editing "
+                    "its state"
+                )
+            if as_node is not None and as_node not in graph.nodes:
+                raise BadRequest(f"Node {as_node!r} does not exist; nodes are {list(graph.nodes)}")
+            try:
+                config = await graph.aupdate_state(
+                    _checkpoint_config(thread_id, checkpoint), values, as_node=as_node
+                )
+            except (ValueError, KeyError, TypeError, InvalidUpdateError) as exc:
+                raise BadRequest(f"cannot update the state: {exc}") from exc
+            snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
         await self._storage.update_thread(thread_id, thread_update_from(snapshot))
         self._broker.publish_to_thread(
             thread_id, ThreadEvent.state_update(thread_id, snapshot_json(snapshot))

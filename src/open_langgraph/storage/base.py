@@ -17,6 +17,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
 RunStatus = Literal["pending", "running", "error", "success", "timeout", "interrupted"]
 SortOrder = Literal["asc", "desc"]
+#: What sweeping a thread does: remove it, or keep it with only its latest checkpoint.
+TTLStrategy = Literal["delete", "keep_latest"]
 
 ASSISTANT_SORT_FIELDS = frozenset({"assistant_id", "graph_id", "name", "created_at", "updated_at"})
 THREAD_SORT_FIELDS = frozenset(
@@ -188,9 +190,21 @@ class Storage(abc.ABC):
         """Copy the thread row and all its checkpoints under a new id."""
 
     @abc.abstractmethod
-    async def prune_threads(
-        self, thread_ids: Sequence[str], strategy: Literal["delete", "keep_latest"]
-    ) -> int: ...
+    async def prune_threads(self, thread_ids: Sequence[str], strategy: TTLStrategy) -> int: ...
+
+    @abc.abstractmethod
+    async def set_thread_ttl(
+        self, thread_id: str, strategy: TTLStrategy, minutes: float, expires_at: str
+    ) -> None:
+        """Sweep the thread (`delete` it or prune it to `keep_latest`) at `expires_at`."""
+
+    @abc.abstractmethod
+    async def get_thread_ttl(self, thread_id: str) -> dict[str, Any] | None:
+        """`{"strategy", "ttl_minutes", "expires_at"}` of the thread, if it has a TTL."""
+
+    @abc.abstractmethod
+    async def due_thread_ttls(self, now: str, limit: int) -> list[tuple[str, TTLStrategy]]:
+        """Threads whose TTL expired at or before `now`, oldest first."""
 
     # -- runs ------------------------------------------------------------------------------
     @abc.abstractmethod

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
 
 from open_langgraph.errors import InvalidInput
+from open_langgraph.serde import INT64_MAX
 from open_langgraph.server.deps import ServicesDep
-from open_langgraph.server.responses import JSONResponse, select_fields
+from open_langgraph.server.responses import JSONResponse, pagination_headers, select_fields
 from open_langgraph.server.schemas import (
     AssistantCount,
     AssistantCreate,
@@ -35,12 +38,23 @@ async def create_assistant(body: AssistantCreate, services: ServicesDep) -> JSON
     return JSONResponse(await services.assistants.create(**body.model_dump()))
 
 
+@router.get("")
+async def list_assistants(
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 10,
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
+    graph_id: str | None = None,
+) -> JSONResponse:
+    """A page of assistants as `{"data": [...]}`, newest first (not in the Platform's schema;
+    the form the project's guides and Aegra's clients use)."""
+    found = await services.assistants.search(graph_id=graph_id, limit=limit, offset=offset)
+    return JSONResponse({"data": found}, headers=pagination_headers(found, limit, offset))
+
+
 @router.post("/search")
 async def search_assistants(body: AssistantSearch, services: ServicesDep) -> JSONResponse:
     found = await services.assistants.search(**body.model_dump(exclude={"select"}))
-    headers = {}
-    if len(found) == body.limit:
-        headers["X-Pagination-Next"] = str(body.offset + body.limit)
+    headers = pagination_headers(found, body.limit, body.offset)
     return JSONResponse(select_fields(found, body.select), headers=headers)
 
 

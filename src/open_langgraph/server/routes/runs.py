@@ -10,6 +10,7 @@ from starlette.responses import StreamingResponse
 
 from open_langgraph.errors import InvalidInput
 from open_langgraph.runtime.manager import CancelAction, RunHandle
+from open_langgraph.serde import INT64_MAX, parse_int64
 from open_langgraph.server.deps import Services, ServicesDep
 from open_langgraph.server.responses import JSONResponse, select_fields
 from open_langgraph.server.schemas import RunCancelMany, RunCreate, RunStatus
@@ -72,7 +73,7 @@ async def list_runs(
     thread_id: str,
     services: ServicesDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 10,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     status: RunStatus | None = None,
     select: Annotated[list[str] | None, Query()] = None,
 ) -> JSONResponse:
@@ -105,14 +106,16 @@ async def join_run_stream(
     cancel_on_disconnect: bool = False,
     stream_mode: Annotated[list[str] | None, Query()] = None,
     last_event_id: Annotated[str | None, Header()] = None,
+    after_event_id: str | None = None,
 ) -> StreamingResponse:
     await services.runs.get(thread_id, run_id)
     # As on LangGraph Platform: without Last-Event-ID only what happens from now on is sent;
     # `-1` replays the run from its first event.
+    resume_after = _resume_point(last_event_id, after_event_id)
     after: int | None = None
-    if last_event_id not in (None, ""):
+    if resume_after is not None:
         try:
-            after = int(last_event_id)  # type: ignore[arg-type]
+            after = parse_int64(resume_after)
         except ValueError:
             raise InvalidInput("Last-Event-ID must be an event id (an integer) or -1") from None
     events = services.runs.events(run_id, after)
@@ -126,6 +129,15 @@ async def join_run_stream(
             await services.manager.cancel(thread_id, [run_id], action="interrupt", wait=False)
 
     return sse_response(events, on_disconnect=on_disconnect)
+
+
+def _resume_point(last_event_id: str | None, after_event_id: str | None) -> str | None:
+    """Where a joining client resumes: the `Last-Event-ID` header, or the `after_event_id`
+    query parameter for clients (browsers' EventSource on a fresh page) that cannot set it."""
+    for value in (last_event_id, after_event_id):
+        if value not in (None, ""):
+            return value
+    return None
 
 
 async def _only_modes(
@@ -157,11 +169,13 @@ async def join_thread_stream(
     stream_mode: Annotated[list[str] | None, Query()] = None,
     stream_modes: Annotated[list[str] | None, Query()] = None,
     last_event_id: Annotated[str | None, Header()] = None,
+    after_event_id: str | None = None,
 ) -> StreamingResponse:
-    """Every run on the thread as it happens; resumes after `Last-Event-ID` when given."""
+    """Every run on the thread as it happens; resumes after `Last-Event-ID` (or
+    `after_event_id`) when given."""
     modes = parse_thread_stream_modes([*(stream_mode or ()), *(stream_modes or ())])
     events = await services.thread_streams.open(
-        thread_id, last_event_id=last_event_id or None, modes=modes
+        thread_id, last_event_id=_resume_point(last_event_id, after_event_id), modes=modes
     )
     return sse_response(events)
 

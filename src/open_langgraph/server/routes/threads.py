@@ -6,9 +6,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
-from open_langgraph.errors import NotSupported
 from open_langgraph.server.deps import ServicesDep
-from open_langgraph.server.responses import JSONResponse, select_fields
+from open_langgraph.server.responses import JSONResponse, pagination_headers, select_fields
 from open_langgraph.server.schemas import (
     ThreadCount,
     ThreadCreate,
@@ -18,6 +17,7 @@ from open_langgraph.server.schemas import (
     ThreadSearch,
     ThreadStateAtCheckpoint,
     ThreadStateUpdate,
+    ThreadTTL,
 )
 
 router = APIRouter(prefix="/threads", tags=["threads"])
@@ -39,27 +39,37 @@ def _select_state(state: dict[str, Any], select: list[str] | None) -> dict[str, 
     return picked
 
 
+def _ttl(value: ThreadTTL | float | None) -> dict[str, Any] | float | None:
+    return value.model_dump(exclude_none=True) if isinstance(value, ThreadTTL) else value
+
+
 @router.post("")
 async def create_thread(body: ThreadCreate, services: ServicesDep) -> JSONResponse:
-    if body.supersteps is not None:
-        raise NotSupported("supersteps: creating a thread from supersteps is not supported yet")
-    if body.ttl is not None:
-        raise NotSupported("ttl: thread time-to-live is not supported yet")
+    supersteps = None
+    if body.supersteps:
+        supersteps = [
+            [update.model_dump(exclude_unset=True) for update in step.updates]
+            for step in body.supersteps
+        ]
     thread = await services.threads.create(
-        thread_id=body.thread_id, metadata=body.metadata, if_exists=body.if_exists
+        thread_id=body.thread_id,
+        metadata=body.metadata,
+        if_exists=body.if_exists,
+        ttl=_ttl(body.ttl),
+        supersteps=supersteps,
     )
     return JSONResponse(thread)
 
 
 @router.post("/search")
 async def search_threads(body: ThreadSearch, services: ServicesDep) -> JSONResponse:
-    if body.extract is not None:
-        raise NotSupported("extract: not supported yet")
-    found = await services.threads.search(**body.model_dump(exclude={"select", "extract"}))
-    headers = {}
-    if len(found) == body.limit:
-        headers["X-Pagination-Next"] = str(body.offset + body.limit)
-    return JSONResponse(select_fields(found, body.select), headers=headers)
+    found = await services.threads.search(**body.model_dump(exclude={"select"}))
+    headers = pagination_headers(found, body.limit, body.offset)
+    selected = select_fields(found, body.select)
+    if body.extract:  # `extracted` is not a column: keep it whatever `select` chose
+        for thread, picked in zip(found, selected, strict=True):
+            picked["extracted"] = thread["extracted"]
+    return JSONResponse(selected, headers=headers)
 
 
 @router.post("/count")
@@ -74,15 +84,18 @@ async def prune_threads(body: ThreadPrune, services: ServicesDep) -> JSONRespons
 
 
 @router.get("/{thread_id}")
-async def get_thread(thread_id: str, services: ServicesDep) -> JSONResponse:
-    return JSONResponse(await services.threads.get(thread_id))
+async def get_thread(
+    thread_id: str, services: ServicesDep, include: Annotated[list[str] | None, Query()] = None
+) -> JSONResponse:
+    """`include=ttl` adds the thread's TTL (`null` when it has none), as on the Platform."""
+    fields = {f.strip() for value in include or () for f in value.split(",")}
+    return JSONResponse(await services.threads.get(thread_id, include_ttl="ttl" in fields))
 
 
 @router.patch("/{thread_id}")
 async def patch_thread(thread_id: str, body: ThreadPatch, services: ServicesDep) -> JSONResponse:
-    if body.ttl is not None:
-        raise NotSupported("ttl: thread time-to-live is not supported yet")
-    return JSONResponse(await services.threads.patch(thread_id, body.metadata or {}))
+    thread = await services.threads.patch(thread_id, body.metadata or {}, _ttl(body.ttl))
+    return JSONResponse(thread)
 
 
 @router.delete("/{thread_id}", status_code=204)

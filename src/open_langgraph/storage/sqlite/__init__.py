@@ -54,6 +54,13 @@ CREATE TABLE IF NOT EXISTS threads (
     interrupts TEXT NOT NULL,
     error TEXT
 );
+CREATE TABLE IF NOT EXISTS thread_ttls (
+    thread_id TEXT PRIMARY KEY,
+    strategy TEXT NOT NULL,
+    ttl_minutes REAL NOT NULL,
+    expires_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS thread_ttls_due ON thread_ttls (expires_at);
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     thread_id TEXT NOT NULL,

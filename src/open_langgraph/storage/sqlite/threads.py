@@ -8,7 +8,14 @@ from typing import Any, Literal
 import aiosqlite
 
 from open_langgraph.errors import Conflict
-from open_langgraph.storage.base import UNSET, SortOrder, ThreadStatus, ThreadUpdate, utc_now
+from open_langgraph.storage.base import (
+    UNSET,
+    SortOrder,
+    ThreadStatus,
+    ThreadUpdate,
+    TTLStrategy,
+    utc_now,
+)
 from open_langgraph.storage.sqlite._db import (
     THREAD_COLUMNS,
     SqliteBase,
@@ -55,6 +62,7 @@ async def _delete_thread_rows(conn: aiosqlite.Connection, thread_id: str) -> int
     await conn.execute("DELETE FROM runs WHERE thread_id = ?", (thread_id,))
     await conn.execute("DELETE FROM writes WHERE thread_id = ?", (thread_id,))
     await conn.execute("DELETE FROM checkpoints WHERE thread_id = ?", (thread_id,))
+    await conn.execute("DELETE FROM thread_ttls WHERE thread_id = ?", (thread_id,))
     async with conn.execute("DELETE FROM threads WHERE thread_id = ?", (thread_id,)) as cur:
         return cur.rowcount
 
@@ -199,9 +207,7 @@ class ThreadsMixin(SqliteBase):
             )
         return await self.get_thread(new_thread_id)
 
-    async def prune_threads(
-        self, thread_ids: Sequence[str], strategy: Literal["delete", "keep_latest"]
-    ) -> int:
+    async def prune_threads(self, thread_ids: Sequence[str], strategy: TTLStrategy) -> int:
         pruned = 0
         async with self.transaction() as conn:
             for thread_id in thread_ids:
@@ -228,3 +234,31 @@ class ThreadsMixin(SqliteBase):
                 )
                 pruned += 1
         return pruned
+
+    async def set_thread_ttl(
+        self, thread_id: str, strategy: TTLStrategy, minutes: float, expires_at: str
+    ) -> None:
+        await self.write(
+            "INSERT INTO thread_ttls (thread_id, strategy, ttl_minutes, expires_at) "
+            "SELECT thread_id, ?, ?, ? FROM threads WHERE thread_id = ? "
+            "ON CONFLICT (thread_id) DO UPDATE SET strategy = excluded.strategy, "
+            "ttl_minutes = excluded.ttl_minutes, expires_at = excluded.expires_at",
+            (strategy, minutes, expires_at, thread_id),
+        )
+
+    async def get_thread_ttl(self, thread_id: str) -> dict[str, Any] | None:
+        row = await self.fetchone(
+            "SELECT strategy, ttl_minutes, expires_at FROM thread_ttls WHERE thread_id = ?",
+            (thread_id,),
+        )
+        if row is None:
+            return None
+        return {"strategy": row[0], "ttl_minutes": row[1], "expires_at": row[2]}
+
+    async def due_thread_ttls(self, now: str, limit: int) -> list[tuple[str, TTLStrategy]]:
+        rows = await self.fetchall(
+            "SELECT thread_id, strategy FROM thread_ttls WHERE expires_at <= ? "
+            "ORDER BY expires_at LIMIT ?",
+            (now, limit),
+        )
+        return [(row[0], row[1]) for row in rows]
