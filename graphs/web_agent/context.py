@@ -12,6 +12,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from graphs.web_agent.mcp_session import BrowserOptions
+from graphs.web_agent.site_policy import normalize_entry
 from open_langgraph.models import shared_chat_model
 
 
@@ -29,6 +30,10 @@ class WebAgentContext:
     snapshot_chars: int = 12000
     """A snapshot longer than this is cut (its head is kept) before it is shown."""
     headless: bool = True
+    allowed_origins: list[str] | None = None
+    """Origins the browser may open (``https://example.com``, ``https://*.example.com``, or
+    ``"*"`` for any site). None: the sites whose URLs the task and the person's answers name
+    (see ``site_policy.py``)."""
     chat_model: Any = None
     """An injected LangChain chat model; overrides ``model``."""
 
@@ -45,6 +50,15 @@ class WebAgentContext:
             )
         if self.context_tokens < 1000:
             raise ValueError(f"context_tokens must be at least 1000, got {self.context_tokens}")
+        if self.allowed_origins is not None:
+            if not isinstance(self.allowed_origins, list) or not all(
+                isinstance(entry, str) for entry in self.allowed_origins
+            ):
+                raise ValueError(
+                    f"allowed_origins must be a list of origins, got {self.allowed_origins!r}"
+                )
+            for entry in self.allowed_origins:
+                normalize_entry(entry)  # raises naming the field and the entry
         if self.chat_model is not None and not isinstance(self.chat_model, BaseChatModel):
             kind = type(self.chat_model).__name__
             raise ValueError(f"chat_model must be a chat model, got {kind}")

@@ -42,6 +42,7 @@ from graphs.web_agent.context import WebAgentContext, resolve_context, resolve_m
 from graphs.web_agent.context_budget import cut_text, estimate_tokens, fit_history
 from graphs.web_agent.mcp_session import SESSIONS, BrowserSession
 from graphs.web_agent.replies import Answer, Clarification, Plan
+from graphs.web_agent.site_policy import SitePolicy, origin_of, site_policy
 from graphs.web_agent.snapshots import compact, split_snapshot
 from graphs.web_agent.state import InputState, WebAgentState
 from graphs.web_agent.tools import (
@@ -233,10 +234,18 @@ class WebAgent:
         update: dict[str, Any] = {"last_error": None}
         results: list[BaseMessage] = []
         records: list[dict[str, Any]] = []
+        policy = site_policy(
+            ctx.allowed_origins,
+            task_of(state),
+            state.get("clarifications") or [],
+            state.get("action_history") or [],
+        )
         for call in message.tool_calls:
             name, args = call["name"], call["args"]
             record: dict[str, Any] = {"step": step, "tool": name, "args": args}
             problem = check_arguments(name, args)
+            if problem is None and name == "browser_navigate":
+                problem = policy.refusal(str(args["url"]))  # before the browser moves
             if problem is not None:
                 text, ok = problem, False
             elif name == "think":
@@ -248,7 +257,7 @@ class WebAgent:
                 text, ok = f"Stored {args['name']}.", True
             else:
                 session = await SESSIONS.get(session_key(config), ctx.browser_options())
-                text, ok = await self._browse(session, name, args, ctx, update, record)
+                text, ok = await self._browse(session, name, args, ctx, policy, update, record)
             if not ok:
                 update["last_error"] = text
             record.update(ok=ok, result=text[:300])
@@ -271,10 +280,12 @@ class WebAgent:
         name: str,
         args: dict[str, Any],
         ctx: WebAgentContext,
+        policy: SitePolicy,
         update: dict[str, Any],
         record: dict[str, Any],
     ) -> tuple[str, bool]:
-        """Run one browser tool; after anything that may change the page, read it again."""
+        """Run one browser tool; after anything that may change the page, read it again.
+        A page outside the allowed sites is left at once and never shown to the model."""
         if session.calls == 0:
             check_server_tools(session.tool_names)
         ok = True
@@ -285,6 +296,13 @@ class WebAgent:
             summary = _summarise(text, failed)
         if name == "browser_snapshot" or name in PAGE_CHANGING:
             text, failed = await session.call("browser_snapshot", {})
+            # Only web pages count: a browser error page (chrome-error://) is not a site.
+            left = split_snapshot(text)[0] if not failed else ""
+            refusal = policy.refusal(left) if origin_of(left) else None
+            if refusal is not None:
+                await session.call("browser_navigate_back", {})
+                text, failed = await session.call("browser_snapshot", {})
+                ok, summary = False, f"{name} led off the allowed sites and was undone: {refusal}"
             if not failed:
                 url, raw = split_snapshot(text)
                 snapshot = compact(raw)

@@ -17,6 +17,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8123
 DEFAULT_DB = Path(".olg") / "olg.db"
 EXIT_CONFIG_ERROR = 2
+EXIT_DATABASE_IN_USE = 4  # 3 is uvicorn's own start-up failure
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,6 +79,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.server.app import ServerSettings, create_app
+    from open_langgraph.storage.sqlite.process_lock import DatabaseInUse, DatabaseLock
 
     try:
         config = load_config(find_config_file(args.config))
@@ -98,12 +100,22 @@ def _serve(args: argparse.Namespace) -> int:
     if args.max_concurrency < 1:
         print("olg: --max-concurrency must be at least 1", file=sys.stderr)
         return EXIT_CONFIG_ERROR
+    try:
+        # Before anything reads or recovers the database (a bad config is reported first,
+        # whatever else runs); held until this process ends.
+        database_lock = DatabaseLock.acquire(args.db)
+    except DatabaseInUse as exc:
+        print(f"olg: {exc}", file=sys.stderr)
+        return EXIT_DATABASE_IN_USE
 
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     settings = ServerSettings(
-        config=config, db_path=Path(args.db), max_concurrency=args.max_concurrency
+        config=config,
+        db_path=Path(args.db),
+        max_concurrency=args.max_concurrency,
+        host=args.host,
     )
     app = create_app(settings, graphs)
     _tune_garbage_collector()
@@ -125,6 +137,7 @@ def _serve(args: argparse.Namespace) -> int:
         # grace period the lifespan stops the runs (stored as errors, queued ones kept).
         timeout_graceful_shutdown=5,
     )
+    database_lock.release()
     return 0
 
 

@@ -50,19 +50,33 @@ class CorsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class HostsConfig:
+    """`http.allowed_hosts`: the `Host` names the server answers besides loopback ones.
+
+    A server bound to a loopback address answers only requests addressed to `localhost`, a
+    loopback IP or a name listed here, so a web page whose name was re-pointed at 127.0.0.1
+    (DNS rebinding) cannot reach it. On any other bind the list is enforced when given;
+    `"*"` turns the check off, `"*.example.com"` matches its subdomains.
+    """
+
+    allowed_hosts: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class WebhookConfig:
     """Where run webhooks may go (`webhooks.url` in the file) and what they carry.
 
-    The defaults are LangGraph Platform's: loopback targets are refused unless
-    `disable_loopback` is false, private networks are allowed, link-local addresses (cloud
-    metadata endpoints) are always refused.
+    The keys are LangGraph Platform's. Safe by default: loopback targets are refused unless
+    `disable_loopback` is false, private networks (and every other address that is not
+    globally routable) unless `disable_private_ips` is false, link-local addresses (cloud
+    metadata endpoints) always; a host listed by exact name in `allowed_domains` is trusted.
     """
 
     allowed_domains: tuple[str, ...] = ()
     allowed_ports: tuple[int, ...] = ()
     require_https: bool = False
     disable_loopback: bool = True
-    disable_private_ips: bool = False
+    disable_private_ips: bool = True
     max_url_length: int = 4096
     headers: dict[str, str] = field(default_factory=dict)
     enabled: bool = True
@@ -82,6 +96,32 @@ class ThreadTTLConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class LimitsConfig:
+    """`limits`: bounds that keep one client or one run from exhausting the server.
+
+    Every bound has a default generous enough for normal use; `None` (JSON null) turns off
+    the ones that may be unbounded (`run_timeout_seconds`, `event_retention_days`).
+    """
+
+    #: Largest request body in bytes, counted while reading (413 beyond it).
+    max_body_bytes: int = 10 * 1024 * 1024
+    #: Most runs in one `POST /runs/batch` (422 beyond it).
+    max_batch_size: int = 100
+    #: Most items in a list field of a request body (`ids`, `thread_ids`, `run_ids`, ...).
+    max_list_items: int = 1000
+    #: A run executing longer than this ends with status `timeout`; None: no limit.
+    run_timeout_seconds: float | None = 3600.0
+    #: Largest `after_seconds` a run may ask for (422 beyond it).
+    max_after_seconds: float = 86400.0
+    #: Events a thread stream listener may fall behind before it is dropped.
+    max_queued_events: int = 1000
+    #: Stored run events older than this many days are deleted; None: kept forever.
+    event_retention_days: float | None = 7.0
+    #: How often old run events are looked for.
+    event_sweep_interval_minutes: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
 class AppConfig:
     """The validated content of a config file."""
 
@@ -94,6 +134,8 @@ class AppConfig:
     default_config: dict[str, Any] = field(default_factory=dict)
     webhooks: WebhookConfig = field(default_factory=WebhookConfig)
     thread_ttl: ThreadTTLConfig = field(default_factory=ThreadTTLConfig)
+    hosts: HostsConfig = field(default_factory=HostsConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
 
     @property
     def base_dir(self) -> Path:
@@ -141,6 +183,7 @@ def load_config(path: Path) -> AppConfig:
         "http",
         "default_config",
         "webhooks",
+        "limits",
         # Keys of langgraph.json that only matter to LangGraph's docker build; accepted so
         # that an existing langgraph.json is served unchanged.
         "python_version",
@@ -151,11 +194,16 @@ def load_config(path: Path) -> AppConfig:
         "keep_pkg_tools",
         "dockerfile_lines",
         "image_distro",
-        "store",
         "checkpointer",
         "node_version",
         "$schema",
     }
+    if "store" in raw:
+        raise ConfigError(
+            path,
+            "store",
+            "is not supported yet (its semantic index and TTL are not implemented); remove the key",
+        )
     for key in raw:
         if key not in known:
             raise ConfigError(path, key, f"unknown key; expected one of {sorted(known)}")
@@ -171,6 +219,8 @@ def load_config(path: Path) -> AppConfig:
         default_config=_parse_default_config(path, raw.get("default_config", {})),
         webhooks=_parse_webhooks(path, raw.get("webhooks"), raw.get("http")),
         thread_ttl=_parse_thread_ttl(path, raw.get("checkpointer")),
+        hosts=_parse_hosts(path, raw.get("http")),
+        limits=_parse_limits(path, raw.get("limits")),
     )
 
 
@@ -241,7 +291,7 @@ def _parse_auth(path: Path, value: Any) -> str | None:
     return auth_path
 
 
-_HTTP_KEYS = ["cors", "disable_webhooks"]
+_HTTP_KEYS = ["cors", "disable_webhooks", "allowed_hosts"]
 
 
 def _parse_cors(path: Path, value: Any) -> CorsConfig | None:
@@ -275,6 +325,23 @@ def _parse_cors(path: Path, value: Any) -> CorsConfig | None:
     if not isinstance(max_age, int) or isinstance(max_age, bool) or max_age < 0:
         raise ConfigError(path, "http.cors.max_age", "must be a non-negative integer (seconds)")
     return CorsConfig(**cors)
+
+
+def _parse_hosts(path: Path, http: Any) -> HostsConfig:
+    """`http.allowed_hosts`: a list of host names (no scheme, no port)."""
+    if not isinstance(http, dict) or "allowed_hosts" not in http:
+        return HostsConfig()
+    hosts = http["allowed_hosts"]
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and h.strip() for h in hosts):
+        raise ConfigError(path, "http.allowed_hosts", "must be a list of host names")
+    for host in hosts:
+        if "/" in host or (":" in host and not host.startswith("[")):
+            raise ConfigError(
+                path,
+                "http.allowed_hosts",
+                f"{host!r} must be a bare host name, without scheme or port",
+            )
+    return HostsConfig(allowed_hosts=tuple(h.strip().lower() for h in hosts))
 
 
 def _parse_default_config(path: Path, value: Any) -> dict[str, Any]:
@@ -348,11 +415,17 @@ def _positive_minutes(path: Path, key: str, value: Any) -> float:
 
 
 def _parse_thread_ttl(path: Path, checkpointer: Any) -> ThreadTTLConfig:
-    """`checkpointer.ttl`; the other `checkpointer` keys only matter to LangGraph's build."""
+    """`checkpointer.ttl`, the one `checkpointer` key implemented; the others (`serde`, ...)
+    are refused rather than accepted and ignored."""
     if checkpointer is None:
         return ThreadTTLConfig()
     if not isinstance(checkpointer, dict):
         raise ConfigError(path, "checkpointer", "must be an object")
+    for key in checkpointer:
+        if key != "ttl":
+            raise ConfigError(
+                path, f"checkpointer.{key}", "is not supported; only checkpointer.ttl is"
+            )
     ttl = checkpointer.get("ttl")
     if ttl is None:
         return ThreadTTLConfig()
@@ -380,3 +453,43 @@ def _parse_thread_ttl(path: Path, checkpointer: Any) -> ThreadTTLConfig:
             ttl.get("sweep_interval_minutes", 5.0),
         ),
     )
+
+
+def _parse_limits(path: Path, value: Any) -> LimitsConfig:
+    """`limits`: each key a positive number; the two that may be unbounded also take null
+    (and `event_retention_days` 0, meaning keep events forever)."""
+    if value is None:
+        return LimitsConfig()
+    if not isinstance(value, dict):
+        raise ConfigError(path, "limits", "must be an object")
+    known = list(LimitsConfig.__dataclass_fields__)
+    for key in value:
+        if key not in known:
+            raise ConfigError(path, f"limits.{key}", f"unknown key; expected one of {known}")
+    integers = {"max_body_bytes", "max_batch_size", "max_list_items", "max_queued_events"}
+    nullable = {"run_timeout_seconds", "event_retention_days"}
+    parsed: dict[str, Any] = {}
+    for key, number in value.items():
+        if number is None and key in nullable:
+            parsed[key] = None
+            continue
+        if key == "event_retention_days" and number == 0 and not isinstance(number, bool):
+            parsed[key] = None
+            continue
+        if (
+            isinstance(number, bool)
+            or not isinstance(number, int | float)
+            or not 0 < number < float("inf")
+        ):
+            raise ConfigError(
+                path,
+                f"limits.{key}",
+                f"must be a positive {'integer' if key in integers else 'number'}"
+                + (" or null" if key in nullable else ""),
+            )
+        if key in integers:
+            if number != int(number):
+                raise ConfigError(path, f"limits.{key}", "must be a positive integer")
+            number = int(number)
+        parsed[key] = number
+    return LimitsConfig(**parsed)

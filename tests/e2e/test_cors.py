@@ -1,4 +1,5 @@
-"""Browsers (Studio, Agent Chat UI) can call the server; `http.cors` narrows who may."""
+"""Browsers can call the server from LangGraph Studio by default; `http.cors` names who may
+instead (Agent Chat UI's origin, for one). More in test_security_defaults.py."""
 
 from __future__ import annotations
 
@@ -18,16 +19,16 @@ PREFLIGHT = {
 }
 
 
-def test_any_origin_by_default(server: ServerProcess):
+def test_studio_by_default(server: ServerProcess):
     preflight = httpx.options(f"{server.url}/threads/search", headers=PREFLIGHT)
     assert preflight.status_code == 200
-    assert preflight.headers["access-control-allow-origin"] == "*"
+    assert preflight.headers["access-control-allow-origin"] == "https://smith.langchain.com"
     response = httpx.post(
         f"{server.url}/assistants/search",
         json={"limit": 1},
         headers={"Origin": "https://smith.langchain.com"},
     )
-    assert response.headers["access-control-allow-origin"] == "*"
+    assert response.headers["access-control-allow-origin"] == "https://smith.langchain.com"
     assert "x-pagination-next" in response.headers["access-control-expose-headers"].lower()
 
 
@@ -41,7 +42,7 @@ def test_configured_origins_only(tmp_path: Path):
         )
         assert allowed.headers["access-control-allow-origin"] == "http://localhost:3000"
         refused = httpx.options(f"{server.url}/threads", headers=PREFLIGHT)
-        assert refused.status_code == 400
+        assert refused.status_code == 403
         assert "access-control-allow-origin" not in refused.headers
     finally:
         server.stop()

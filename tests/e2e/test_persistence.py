@@ -35,10 +35,12 @@ async def test_kill_9_and_restart_keeps_threads_history_runs_and_events(tmp_path
         queued = await client.runs.create(
             busy_thread, "counter", input={"count": 100}, multitask_strategy="enqueue"
         )
-        for _ in range(100):
+        for _ in range(400):
             if (await client.runs.get(busy_thread, in_flight["run_id"]))["status"] == "running":
                 break
             await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the in-flight run never started; the crash would test nothing")
         await client.http.client.aclose()
     finally:
         server.kill_hard()

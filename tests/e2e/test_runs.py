@@ -9,6 +9,8 @@ import httpx
 import pytest
 from langgraph_sdk.client import LangGraphClient
 
+from tests.fixtures.streams import until_node_done
+
 pytestmark = pytest.mark.e2e
 
 
@@ -212,9 +214,10 @@ async def test_context_and_config(client: LangGraphClient):
 
 async def test_cancel_interrupt_keeps_progress(client: LangGraphClient):
     thread_id = await _new_thread(client)
-    run = await client.runs.create(thread_id, "slow", input={"seconds": 0.4, "label": "x"})
-    await _wait_status(client, thread_id, run["run_id"], "running")
-    await asyncio.sleep(0.6)  # the first node has finished, the second is sleeping
+    run = await client.runs.create(
+        thread_id, "slow", input={"seconds": 0, "label": "x", "hold": True}, stream_mode="updates"
+    )
+    await until_node_done(client, thread_id, run["run_id"], "first")  # the second is parked
     await client.runs.cancel(thread_id, run["run_id"], wait=True, action="interrupt")
     assert (await client.runs.get(thread_id, run["run_id"]))["status"] == "interrupted"
     state = await client.threads.get_state(thread_id)
@@ -225,8 +228,13 @@ async def test_cancel_interrupt_keeps_progress(client: LangGraphClient):
 async def test_cancel_rollback_erases_the_run(client: LangGraphClient):
     thread_id = await _new_thread(client)
     await client.runs.wait(thread_id, "slow", input={"seconds": 0.0, "label": "kept"})
-    run = await client.runs.create(thread_id, "slow", input={"seconds": 0.4, "label": "gone"})
-    await asyncio.sleep(0.6)
+    run = await client.runs.create(
+        thread_id,
+        "slow",
+        input={"seconds": 0, "label": "gone", "hold": True},
+        stream_mode="updates",
+    )
+    await until_node_done(client, thread_id, run["run_id"], "first")
     await client.runs.cancel(thread_id, run["run_id"], wait=True, action="rollback")
     with pytest.raises(httpx.HTTPStatusError) as err:
         await client.runs.get(thread_id, run["run_id"])
@@ -238,33 +246,41 @@ async def test_cancel_rollback_erases_the_run(client: LangGraphClient):
 
 async def test_multitask_reject_enqueue_interrupt_rollback(client: LangGraphClient):
     thread_id = await _new_thread(client)
-    first = await client.runs.create(thread_id, "slow", input={"seconds": 0.3, "label": "1"})
+    first = await client.runs.create(
+        thread_id, "slow", input={"seconds": 0, "label": "1", "hold": True}, stream_mode="updates"
+    )
     with pytest.raises(httpx.HTTPStatusError) as err:
         await client.runs.create(
             thread_id, "slow", input={"label": "r"}, multitask_strategy="reject"
         )
     assert err.value.response.status_code == 409
     queued = await client.runs.create(
-        thread_id, "slow", input={"seconds": 0.0, "label": "2"}, multitask_strategy="enqueue"
+        thread_id, "slow", input={"label": "2", "hold": False}, multitask_strategy="enqueue"
     )
     assert queued["status"] == "pending"
+    await until_node_done(client, thread_id, first["run_id"], "first")
+    await client.runs.cancel(thread_id, first["run_id"], wait=True)
     await client.runs.join(thread_id, queued["run_id"])
     state = await client.threads.get_state(thread_id)
-    assert state["values"]["done"] == ["1:first", "1:second", "2:first", "2:second"]
-    assert (await client.runs.get(thread_id, first["run_id"]))["status"] == "success"
+    assert state["values"]["done"] == ["1:first", "2:first", "2:second"]
+    assert (await client.runs.get(thread_id, first["run_id"]))["status"] == "interrupted"
 
-    busy = await client.runs.create(thread_id, "slow", input={"seconds": 5, "label": "i"})
+    busy = await client.runs.create(
+        thread_id, "slow", input={"seconds": 0, "label": "i", "hold": True}
+    )
     await _wait_status(client, thread_id, busy["run_id"], "running")
     replacement = await client.runs.wait(
-        thread_id, "slow", input={"seconds": 0, "label": "new"}, multitask_strategy="interrupt"
+        thread_id, "slow", input={"label": "new", "hold": False}, multitask_strategy="interrupt"
     )
     assert replacement["done"][-2:] == ["new:first", "new:second"]
     assert (await client.runs.get(thread_id, busy["run_id"]))["status"] == "interrupted"
 
-    doomed = await client.runs.create(thread_id, "slow", input={"seconds": 5, "label": "d"})
+    doomed = await client.runs.create(
+        thread_id, "slow", input={"seconds": 0, "label": "d", "hold": True}
+    )
     await _wait_status(client, thread_id, doomed["run_id"], "running")
     await client.runs.wait(
-        thread_id, "slow", input={"seconds": 0, "label": "rb"}, multitask_strategy="rollback"
+        thread_id, "slow", input={"label": "rb", "hold": False}, multitask_strategy="rollback"
     )
     with pytest.raises(httpx.HTTPStatusError) as err:
         await client.runs.get(thread_id, doomed["run_id"])
@@ -273,7 +289,7 @@ async def test_multitask_reject_enqueue_interrupt_rollback(client: LangGraphClie
 
 async def test_stream_disconnect_cancels_unless_continue(client: LangGraphClient):
     thread_id = await _new_thread(client)
-    async for part in client.runs.stream(thread_id, "slow", input={"seconds": 2, "label": "c"}):
+    async for part in client.runs.stream(thread_id, "slow", input={"label": "c", "hold": True}):
         if part.event == "metadata":
             run_id = part.data["run_id"]
             break
@@ -424,8 +440,8 @@ async def test_run_errors_are_clear(client: LangGraphClient):
 
 async def test_bulk_cancel_by_thread_and_by_ids(client: LangGraphClient):
     thread_id = await _new_thread(client)
-    running = await client.runs.create(thread_id, "slow", input={"seconds": 5, "label": "r"})
-    queued = await client.runs.create(thread_id, "slow", input={"seconds": 5, "label": "q"})
+    running = await client.runs.create(thread_id, "slow", input={"label": "r", "hold": True})
+    queued = await client.runs.create(thread_id, "slow", input={"label": "q", "hold": True})
     await _wait_status(client, thread_id, running["run_id"], "running")
     assert (await client.threads.get(thread_id))["status"] == "busy"
     await client.runs.cancel_many(thread_id=thread_id, status="pending")

@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 from langgraph_sdk.client import LangGraphClient
+
+from tests.fixtures.streams import open_stream, until_node_done
 
 QUESTION = {"messages": [{"role": "user", "content": "what is SSE?"}]}
 ANSWER = "SSE means server-sent events here"
@@ -157,15 +160,24 @@ async def test_resuming_a_run_stream_gives_exactly_the_missed_events(client: Lan
     assert everything[-1].data == {"seconds": 0.4, "label": "r", "done": ["r:first", "r:second"]}
 
 
-async def test_joining_a_live_run_without_an_id_follows_from_now(client: LangGraphClient):
+async def test_joining_a_live_run_without_an_id_follows_from_now(
+    client: LangGraphClient, tmp_path: Path
+):
+    gate = tmp_path / "go"
     thread_id = await _new_thread(client)
     run = await client.runs.create(
-        thread_id, "slow", input={"seconds": 0.5, "label": "j"}, stream_mode="updates"
+        thread_id,
+        "slow",
+        input={"seconds": 0, "label": "j", "gate": str(gate)},
+        stream_mode="updates",
     )
-    await asyncio.sleep(0.3)  # `first` is still sleeping: nothing but metadata was sent
-    live = [p async for p in client.runs.join_stream(thread_id, run["run_id"])]
-    assert [p.event for p in live] == ["updates", "updates"]
-    assert [next(iter(p.data)) for p in live] == ["first", "second"]
+    await until_node_done(client, thread_id, run["run_id"], "first")  # `second` waits for the gate
+    live: list = []
+    joined = await open_stream(client, f"/threads/{thread_id}/runs/{run['run_id']}/stream", live)
+    gate.touch()
+    await asyncio.wait_for(joined, 30)  # the stream ends with the run
+    assert [p.event for p in live] == ["updates"]
+    assert list(live[0].data) == ["second"]
 
 
 async def _collect(client: LangGraphClient, thread_id: str, into: list, **kwargs: Any) -> None:
@@ -183,8 +195,7 @@ async def _until(predicate, timeout: float = 10.0) -> None:
 async def test_thread_stream_follows_every_run_and_resumes(client: LangGraphClient):
     thread_id = await _new_thread(client)
     live: list = []
-    listener = asyncio.create_task(_collect(client, thread_id, live))
-    await asyncio.sleep(0.2)
+    listener = await open_stream(client, f"/threads/{thread_id}/stream", live)
     first = await client.runs.create(
         thread_id, "counter", input={"count": 0}, stream_mode="updates"
     )
@@ -230,11 +241,11 @@ async def test_thread_stream_modes(client: LangGraphClient):
     await client.runs.wait(thread_id, "counter", input={"count": 0})
     lifecycle: list = []
     edits: list = []
+    path = f"/threads/{thread_id}/stream"
     listeners = [
-        asyncio.create_task(_collect(client, thread_id, lifecycle, stream_mode="lifecycle")),
-        asyncio.create_task(_collect(client, thread_id, edits, stream_mode="state_update")),
+        await open_stream(client, path, lifecycle, params={"stream_mode": "lifecycle"}),
+        await open_stream(client, path, edits, params={"stream_mode": "state_update"}),
     ]
-    await asyncio.sleep(0.2)
     run = await client.runs.create(thread_id, "counter", input={"count": 5})
     await client.runs.join(thread_id, run["run_id"])
     await client.threads.update_state(thread_id, {"count": 100})

@@ -3,58 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from tests.fixtures.server import ServerProcess, free_port, write_config
+from tests.fixtures.webhook_listener import Listener
 
 pytestmark = pytest.mark.e2e
-
-
-class Listener:
-    """Records every POST; answers the first `failures[path]` POSTs to a path with a 500."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[str, dict[str, Any], dict[str, str]]] = []
-        self.failures: dict[str, int] = {}
-        self.port = free_port()
-        listener = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                listener.received.append((self.path, json.loads(body), dict(self.headers)))
-                failing = listener.failures.get(self.path, 0) > 0
-                if failing:
-                    listener.failures[self.path] -= 1
-                self.send_response(500 if failing else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def posts_to(self, path: str) -> list[dict[str, Any]]:
-        return [body for got, body, _ in self.received if got == path]
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 @pytest.fixture(scope="module")

@@ -270,7 +270,6 @@ def test_an_existing_langgraph_json_loads_unchanged(tmp_path: Path) -> None:
             "dependencies": ["."],
             "graphs": {"agent": {"path": "./agent.py:graph", "description": "An agent."}},
             "env": ".env",
-            "store": {"index": {"dims": 3}},
             "checkpointer": {"ttl": {"strategy": "delete"}},
             "auth": {"path": "./auth.py:auth"},
             "http": {"cors": {"allow_origins": ["*"]}},
@@ -482,6 +481,18 @@ BAD_CONFIGS: list[tuple[str, Any, str, str]] = [
         {"graphs": GRAPHS, "checkpointer": {"ttl": {"sweep_interval_minutes": "5"}}},
         "checkpointer.ttl.sweep_interval_minutes",
         "positive number of minutes",
+    ),
+    (
+        "store index",
+        {"graphs": GRAPHS, "store": {"index": {"dims": 3, "embed": "openai:x"}}},
+        "store",
+        "not supported yet",
+    ),
+    (
+        "checkpointer serde",
+        {"graphs": GRAPHS, "checkpointer": {"serde": {"pickle_fallback": True}}},
+        "checkpointer.serde",
+        "only checkpointer.ttl",
     ),
     (
         "ttl unknown key",

@@ -13,18 +13,22 @@ from open_langgraph.runtime.webhooks import WebhookRefused, check_webhook_url
 
 DEFAULT = WebhookConfig()
 LOOPBACK_OK = WebhookConfig(disable_loopback=False)
+PRIVATE_OK = WebhookConfig(disable_private_ips=False)
 
 
 @pytest.mark.parametrize(
     ("url", "config"),
     [
-        ("http://10.1.2.3:9000/hook", DEFAULT),  # private networks are allowed by default
-        ("https://192.168.0.7/hook", DEFAULT),
+        ("http://10.1.2.3:9000/hook", PRIVATE_OK),  # private networks only when allowed
+        ("https://192.168.0.7/hook", PRIVATE_OK),
+        ("http://93.184.215.14/hook", DEFAULT),  # a public address
         ("http://127.0.0.1:8080/hook", LOOPBACK_OK),
         ("http://[::1]:8080/hook", LOOPBACK_OK),
         ("http://localhost:8080/hook", LOOPBACK_OK),
         ("https://hooks.example.com/x", WebhookConfig(allowed_domains=("hooks.example.com",))),
-        ("http://10.0.0.1:8443/x", WebhookConfig(allowed_ports=(8443,))),
+        ("http://10.0.0.1:8443/x", WebhookConfig(allowed_ports=(8443,), disable_private_ips=False)),
+        # An address listed by exact name is trusted without the network checks.
+        ("http://10.0.0.5/x", WebhookConfig(allowed_domains=("10.0.0.5",))),
     ],
 )
 async def test_allowed_urls(url: str, config: WebhookConfig) -> None:
@@ -39,7 +43,13 @@ async def test_allowed_urls(url: str, config: WebhookConfig) -> None:
         ("http://169.254.169.254/latest/meta-data", LOOPBACK_OK, "link-local"),
         ("http://[fe80::1]/x", LOOPBACK_OK, "link-local"),
         ("http://0.0.0.0/x", LOOPBACK_OK, "not a unicast"),
-        ("http://10.1.2.3/x", WebhookConfig(disable_private_ips=True), "private"),
+        ("http://10.0.0.1/hook", DEFAULT, "private"),  # refused by default
+        ("http://192.168.1.1/hook", DEFAULT, "private"),
+        ("http://[fd00::1]/hook", DEFAULT, "private"),
+        ("http://100.64.0.1/hook", DEFAULT, "private"),  # carrier-grade NAT
+        ("http://[::ffff:10.0.0.1]/hook", DEFAULT, "private"),  # IPv4-mapped
+        ("http://[::ffff:127.0.0.1]/hook", DEFAULT, "loopback"),
+        ("http://127.0.0.1/hook", PRIVATE_OK, "loopback"),  # private allowed, loopback not
         ("/runs/hook", LOOPBACK_OK, "absolute"),
         ("ftp://example.com/x", DEFAULT, "absolute"),
         ("http:///no-host", DEFAULT, "absolute"),

@@ -3,12 +3,19 @@
 Each run's events live in memory while it runs (listeners joining late replay them) and are
 written to storage when it finishes; after that, storage is the source of replays. Listeners
 of a whole thread get every event of every run on it, each run's end, and state edits.
+
+Nothing here grows without bound or waits on a client: a `messages/partial` event replaces
+the previous partial of its message in the run's log (each carries the whole message so far,
+so keeping all of them would cost O(n^2) bytes for a reply of n chunks), and a thread
+listener that falls `max_queued_events` behind is detached (`SlowConsumer`), to reconnect
+with `Last-Event-ID`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -54,20 +61,45 @@ class ThreadEvent:
 
 
 class RunEventStream:
-    """The ordered events of one run; `seq` ids start at 0 and increase by one."""
+    """The ordered events of one run; `seq` ids start at 0 and increase by one.
 
-    __slots__ = ("_changed", "_fanout", "done", "events", "run_id")
+    `_log[seq]` is the event with that id, or None once a later event superseded it.
+    """
+
+    __slots__ = ("_changed", "_fanout", "_latest", "_log", "done", "run_id")
 
     def __init__(self, run_id: str, fanout: Callable[[ThreadEvent], None] | None = None) -> None:
         self.run_id = run_id
-        self.events: list[StoredEvent] = []
+        self._log: list[StoredEvent | None] = []
+        self._latest: dict[str, int] = {}
         self.done = False
         self._changed = asyncio.Event()
         self._fanout = fanout
 
-    def publish(self, event: str, data: bytes) -> StoredEvent:
-        stored = StoredEvent(len(self.events), event, data)
-        self.events.append(stored)
+    @property
+    def events(self) -> list[StoredEvent]:
+        """The run's events, without superseded ones: what is stored when it ends."""
+        return [event for event in self._log if event is not None]
+
+    @property
+    def last_seq(self) -> int:
+        """The id of the newest event so far (-1 before the first)."""
+        return len(self._log) - 1
+
+    def events_after(self, after_seq: int) -> list[StoredEvent]:
+        return [event for event in self._log[after_seq + 1 :] if event is not None]
+
+    def publish(self, event: str, data: bytes, *, supersedes: str | None = None) -> StoredEvent:
+        """Append an event. One published with a `supersedes` key replaces, in the log, the
+        previous event published with the same key; a client that already received that one
+        keeps it, one replaying later gets only the newest."""
+        stored = StoredEvent(len(self._log), event, data)
+        if supersedes is not None:
+            previous = self._latest.get(supersedes)
+            if previous is not None:
+                self._log[previous] = None
+            self._latest[supersedes] = stored.seq
+        self._log.append(stored)
         self._wake()
         if self._fanout is not None:
             self._fanout(ThreadEvent.of_run(self.run_id, stored))
@@ -86,22 +118,66 @@ class RunEventStream:
 
     async def follow(self, after_seq: int | None = -1) -> AsyncIterator[StoredEvent]:
         """Yield events after `after_seq` (None: only new ones), then live ones, until the end."""
-        position = len(self.events) if after_seq is None else after_seq + 1
+        position = len(self._log) if after_seq is None else after_seq + 1
         while True:
-            while position < len(self.events):
-                yield self.events[position]
+            while position < len(self._log):
+                event = self._log[position]
                 position += 1
+                if event is not None:
+                    yield event
             if self.done:
                 return
             await self._changed.wait()
 
 
+class SlowConsumer(Exception):
+    """A thread listener fell too far behind and was detached."""
+
+
+class ThreadListener:
+    """The events a thread stream has not sent yet, at most `limit` of them.
+
+    A listener that would hold more is detached: it still hands out what it holds, then
+    raises `SlowConsumer`. Publishing never waits on a listener and never grows past the
+    bound, whatever the client's speed.
+    """
+
+    __slots__ = ("_events", "_limit", "_ready", "detached")
+
+    def __init__(self, limit: int) -> None:
+        self._events: deque[ThreadEvent] = deque()
+        self._limit = limit
+        self._ready = asyncio.Event()
+        self.detached = False
+
+    def put(self, event: ThreadEvent) -> bool:
+        """Queue `event`; False if the listener is (now) detached."""
+        if self.detached:
+            return False
+        if len(self._events) >= self._limit:
+            self.detached = True
+            self._ready.set()
+            return False
+        self._events.append(event)
+        self._ready.set()
+        return True
+
+    async def get(self) -> ThreadEvent:
+        while not self._events:
+            if self.detached:
+                raise SlowConsumer(f"fell more than {self._limit} events behind")
+            self._ready.clear()
+            await self._ready.wait()
+        return self._events.popleft()
+
+
 class Broker:
     """Live event streams of the runs this process executes, and listeners of threads."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_queued_events: int = 1000) -> None:
         self._streams: dict[str, RunEventStream] = {}
-        self._thread_listeners: dict[str, set[asyncio.Queue[ThreadEvent]]] = {}
+        self._thread_listeners: dict[str, set[ThreadListener]] = {}
+        self._max_queued = max_queued_events
 
     def open(self, run_id: str, thread_id: str) -> RunEventStream:
         stream = RunEventStream(run_id, lambda event: self.publish_to_thread(thread_id, event))
@@ -115,18 +191,35 @@ class Broker:
         self._streams.pop(run_id, None)
 
     def publish_to_thread(self, thread_id: str, event: ThreadEvent) -> None:
-        for queue in self._thread_listeners.get(thread_id, ()):
-            queue.put_nowait(event)
+        listeners = self._thread_listeners.get(thread_id)
+        if not listeners:
+            return
+        for listener in [listener for listener in listeners if not listener.put(event)]:
+            listeners.discard(listener)  # detached: nothing more is queued for it
+
+    def attach(self, thread_id: str) -> ThreadListener:
+        """A bounded queue of the thread's events from now on, until `detach`.
+
+        One never detached (its stream was never read) costs at most its bound: the first
+        event past it detaches it.
+        """
+        listener = ThreadListener(self._max_queued)
+        self._thread_listeners.setdefault(thread_id, set()).add(listener)
+        return listener
+
+    def detach(self, thread_id: str, listener: ThreadListener) -> None:
+        listeners = self._thread_listeners.get(thread_id)
+        if listeners is None:
+            return
+        listeners.discard(listener)
+        if not listeners:
+            del self._thread_listeners[thread_id]
 
     @contextlib.contextmanager
-    def listen_to_thread(self, thread_id: str) -> Iterator[asyncio.Queue[ThreadEvent]]:
-        """A queue receiving the thread's events from now on, until the block exits."""
-        queue: asyncio.Queue[ThreadEvent] = asyncio.Queue()
-        listeners = self._thread_listeners.setdefault(thread_id, set())
-        listeners.add(queue)
+    def listen_to_thread(self, thread_id: str) -> Iterator[ThreadListener]:
+        """`attach` for the length of a block."""
+        listener = self.attach(thread_id)
         try:
-            yield queue
+            yield listener
         finally:
-            listeners.discard(queue)
-            if not listeners:
-                self._thread_listeners.pop(thread_id, None)
+            self.detach(thread_id, listener)

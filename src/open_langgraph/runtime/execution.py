@@ -61,7 +61,10 @@ class _ChunkPublisher:
             self.final_values = chunk
         if mode == "messages" and self._assembler is not None:
             for name, payload in self._assembler.feed(*chunk):
-                self._stream.publish(name, dumps(payload))
+                # Each partial holds the whole message so far: the run's log keeps only the
+                # newest one per message, so memory and storage stay linear in its length.
+                key = f"{name}:{payload[0].id}" if name == "messages/partial" else None
+                self._stream.publish(name, dumps(payload), supersedes=key)
         if mode in self._plain:
             if mode == "messages":
                 chunk = list(chunk)

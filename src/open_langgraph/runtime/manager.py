@@ -20,6 +20,7 @@ from open_langgraph.errors import Conflict
 from open_langgraph.runtime.broker import Broker, RunEventStream
 from open_langgraph.runtime.execution import stream_graph
 from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.settling import retrying, storage_error
 from open_langgraph.runtime.state import interrupt_json, thread_update_from
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.serde import dumps, to_jsonable
@@ -75,12 +76,14 @@ class RunManager:
         *,
         max_concurrency: int = 32,
         webhooks: WebhookSender | None = None,
+        run_timeout_seconds: float | None = None,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
         self._broker = broker
         self._webhooks = webhooks
         self._slots = asyncio.Semaphore(max_concurrency)
+        self._run_timeout = run_timeout_seconds
         self._handles: dict[str, RunHandle] = {}
         # Per thread, the runs not finished yet; the first one is the one executing.
         self._queues: dict[str, deque[RunHandle]] = {}
@@ -118,6 +121,8 @@ class RunManager:
                 )
             else:
                 self.submit(run, started=False)
+        # A run whose end could not be stored at all may have left its thread `busy`.
+        await self._storage.release_idle_threads()
 
     async def shutdown(self) -> None:
         """Stop executing; runs cut off are stored as errors, pending ones stay pending."""
@@ -200,24 +205,36 @@ class RunManager:
         kwargs = run["kwargs"]
         thread_update: ThreadUpdate | None = None
         graph = None
+        # Counts from when the run starts executing, not while it waits for a slot.
+        timer = asyncio.timeout(self._run_timeout)
         try:
+            delay = float(kwargs.get("after_seconds") or 0)
+            if delay > 0:
+                # Waiting holds no slot, so delayed runs never hold up others; cancelling
+                # the task still ends the wait.
+                await asyncio.sleep(delay)
             async with self._slots:
-                delay = float(kwargs.get("after_seconds") or 0)
-                if delay > 0:
-                    await asyncio.sleep(delay)
                 if not already_running:
                     await self._storage.set_run_status(handle.run_id, "running")
                 handle.started_at = utc_now()
                 handle.stream.publish("metadata", dumps({"run_id": handle.run_id, "attempt": 1}))
                 graph_id = kwargs["config"]["configurable"]["graph_id"]
-                async with self._graphs.open(
-                    graph_id,
-                    kwargs["config"],
-                    access="threads.create_run",
-                    context=kwargs.get("context"),
-                ) as graph:
+                async with (
+                    timer,
+                    self._graphs.open(
+                        graph_id,
+                        kwargs["config"],
+                        access="threads.create_run",
+                        context=kwargs.get("context"),
+                    ) as graph,
+                ):
                     final_values = await stream_graph(graph, kwargs, handle.stream)
                     outcome, thread_update = await self._completed(graph, handle, final_values)
+        except TimeoutError as exc:
+            if not timer.expired():
+                outcome, thread_update = self._failed(handle, exc)
+            else:
+                outcome, thread_update = self._timed_out(handle)
         except asyncio.CancelledError:
             outcome = RunOutcome("interrupted")
             if self._closing and handle.cancel_action is None:
@@ -226,12 +243,32 @@ class RunManager:
                     error={"error": "ServerShutdown", "message": "the server shut down"},
                 )
         except Exception as exc:
-            error = {"error": type(exc).__name__, "message": str(exc)}
-            logger.info("run %s failed: %s: %s", handle.run_id, error["error"], exc)
-            handle.stream.publish("error", dumps(error))
-            outcome = RunOutcome("error", output={"__error__": error}, error=error)
-            thread_update = ThreadUpdate(status="error", error=error)
+            outcome, thread_update = self._failed(handle, exc)
         await asyncio.shield(self._settle(handle, outcome, thread_update, graph=graph))
+
+    def _failed(self, handle: RunHandle, exc: Exception) -> tuple[RunOutcome, ThreadUpdate]:
+        error = {"error": type(exc).__name__, "message": str(exc)}
+        logger.info("run %s failed: %s: %s", handle.run_id, error["error"], exc)
+        return self._ended_by(handle, "error", error)
+
+    def _timed_out(self, handle: RunHandle) -> tuple[RunOutcome, ThreadUpdate]:
+        """Status `timeout`, as LangGraph Platform reports it; the thread is left `error`, as
+        the Platform leaves a thread whose run ended by an exception."""
+        error = {
+            "error": "TimeoutError",
+            "message": f"the run took longer than {self._run_timeout:g} s "
+            "(limits.run_timeout_seconds) and was stopped",
+        }
+        logger.info("run %s timed out after %g s", handle.run_id, self._run_timeout)
+        return self._ended_by(handle, "timeout", error)
+
+    @staticmethod
+    def _ended_by(
+        handle: RunHandle, status: RunStatus, error: dict[str, Any]
+    ) -> tuple[RunOutcome, ThreadUpdate]:
+        handle.stream.publish("error", dumps(error))
+        outcome = RunOutcome(status, output={"__error__": error}, error=error)
+        return outcome, ThreadUpdate(status="error", error=error)
 
     async def _completed(
         self, graph: Any, handle: RunHandle, final_values: Any
@@ -252,8 +289,12 @@ class RunManager:
         *,
         graph: Any = None,
     ) -> None:
-        """Store the outcome, wake waiters and start the thread's next run."""
-        handle.stream.close()
+        """Store the outcome, wake waiters and start the thread's next run.
+
+        The run ends here whatever storage does: a write that keeps failing turns the
+        outcome into a `StorageError` (`_store_failed`), and the thread is released in
+        memory. A run still `running` in the database is repaired by `recover()`.
+        """
         queue = self._queues.get(handle.thread_id)
         # Only the run at the head of its thread's queue owns the thread's status; a run
         # cancelled while queued behind it leaves the thread alone.
@@ -264,44 +305,104 @@ class RunManager:
             next_handle = queue[0] if queue else None
         if queue is not None and not queue:
             del self._queues[handle.thread_id]
+        if was_head:
+            thread_update = thread_update or ThreadUpdate(status="idle")
+            if next_handle is not None:
+                thread_update.status = "busy"
+        else:
+            thread_update = None
         try:
-            if handle.cancel_action == "rollback":
-                await self._storage.delete_checkpoints_of_runs(handle.thread_id, [handle.run_id])
-                await self._storage.delete_runs([handle.run_id])
-                if was_head:
-                    await self._storage.update_thread(
-                        handle.thread_id,
-                        await self._state_after_rollback(
-                            handle, graph, busy=next_handle is not None
+            deleted = False  # a rolled-back run is gone, and sends no webhook
+            try:
+                if handle.cancel_action == "rollback":
+                    await retrying(
+                        f"rolling back run {handle.run_id}",
+                        lambda: self._roll_back(handle, graph, was_head, next_handle is not None),
+                    )
+                    deleted = True
+                else:
+                    await retrying(
+                        f"storing run {handle.run_id}",
+                        lambda: self._storage.finish_run(
+                            handle.run_id,
+                            status=outcome.status,
+                            output=outcome.output,
+                            error=outcome.error,
+                            events=handle.stream.events,
+                            thread_update=thread_update,
                         ),
                     )
-            else:
-                if not was_head:
-                    thread_update = None
-                else:
-                    thread_update = thread_update or ThreadUpdate(status="idle")
-                    if next_handle is not None:
-                        thread_update.status = "busy"
-                await self._storage.finish_run(
-                    handle.run_id,
-                    status=outcome.status,
-                    output=outcome.output,
-                    error=outcome.error,
-                    events=handle.stream.events,
-                    thread_update=thread_update,
-                )
+            except Exception as exc:
+                what = "rolling it back" if handle.cancel_action == "rollback" else "storing it"
+                outcome, thread_update = await self._store_failed(handle, what, exc, thread_update)
+            if not deleted:
                 self._call_webhook(handle, outcome, thread_update)
             if handle.delete_thread_after:
-                await self._storage.delete_thread(handle.thread_id)
+                await retrying(
+                    f"deleting thread {handle.thread_id}",
+                    lambda: self._storage.delete_thread(handle.thread_id),
+                )
         except Exception:
-            logger.exception("storing the outcome of run %s failed", handle.run_id)
+            logger.exception("settling run %s failed", handle.run_id)
         finally:
+            # Closed only now, so a stream's client sees a storage failure's error event.
+            handle.stream.close()
             handle.outcome = outcome
             self._handles.pop(handle.run_id, None)
             self._broker.discard(handle.run_id)
             handle.done.set()
             if next_handle is not None and next_handle.task is None and not self._closing:
                 self._start(next_handle, already_running=False)
+
+    async def _roll_back(self, handle: RunHandle, graph: Any, was_head: bool, busy: bool) -> None:
+        await self._storage.delete_checkpoints_of_runs(handle.thread_id, [handle.run_id])
+        await self._storage.delete_runs([handle.run_id])
+        if was_head:
+            update = await self._state_after_rollback(handle, graph, busy=busy)
+            await self._storage.update_thread(handle.thread_id, update)
+
+    async def _store_failed(
+        self,
+        handle: RunHandle,
+        what: str,
+        exc: Exception,
+        thread_update: ThreadUpdate | None,
+    ) -> tuple[RunOutcome, ThreadUpdate | None]:
+        """End the run `error` because `what` failed, storing as much of it as still fits.
+
+        First the error with the run's events, then, if that fails too, without them (the
+        error then says so). If nothing can be stored, the run is left `running` in the
+        database for `recover()` at the next start-up.
+        """
+        logger.error("run %s: %s failed: %s: %s", handle.run_id, what, type(exc).__name__, exc)
+        error = storage_error(what, exc)
+        handle.stream.publish("error", dumps(error))
+        events = handle.stream.events
+        for kept in (events, []):
+            if not kept and events:
+                error = storage_error(what, exc, events_lost=len(events))
+            if thread_update is not None:
+                status = "busy" if thread_update.status == "busy" else "error"
+                thread_update = ThreadUpdate(status=status, error=error)
+            outcome = RunOutcome("error", output={"__error__": error}, error=error)
+            try:
+                await self._storage.finish_run(
+                    handle.run_id,
+                    status="error",
+                    output=outcome.output,
+                    error=error,
+                    events=kept,
+                    thread_update=thread_update,
+                )
+                return outcome, thread_update
+            except Exception as again:
+                logger.error(
+                    "run %s: storing its error failed too: %s: %s",
+                    handle.run_id,
+                    type(again).__name__,
+                    again,
+                )
+        return outcome, thread_update
 
     def _call_webhook(
         self, handle: RunHandle, outcome: RunOutcome, thread_update: ThreadUpdate | None

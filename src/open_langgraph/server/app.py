@@ -13,14 +13,23 @@ from starlette.middleware.cors import CORSMiddleware
 
 from open_langgraph import __version__
 from open_langgraph.config import AppConfig, CorsConfig
+from open_langgraph.redact import install_log_redaction
 from open_langgraph.runtime.broker import Broker
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
+from open_langgraph.server.request_limits import RequestLimitsMiddleware
 from open_langgraph.server.routes import assistants, meta, runs, threads
+from open_langgraph.server.security import (
+    STUDIO_ORIGIN,
+    HostPolicy,
+    OriginPolicy,
+    RequestGuard,
+)
 from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.event_retention import EventSweeper
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.thread_ttl import ThreadSweeper
@@ -35,24 +44,22 @@ class ServerSettings:
     config: AppConfig
     db_path: Path
     max_concurrency: int = 32
+    host: str | None = None
+    """The address `olg serve` binds; on a loopback one, other `Host` names are refused."""
 
 
 # Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
 EXPOSED_HEADERS = ["x-pagination-next", "content-location", "location"]
 
 
+# Without `http.cors`, only LangGraph Studio's page may call from a browser: any other page
+# the user visits could otherwise start runs or read threads on a local server.
+DEFAULT_CORS = CorsConfig(allow_origins=[STUDIO_ORIGIN])
+
+
 def _add_cors(app: FastAPI, cors: CorsConfig | None) -> None:
-    """Without `http.cors`, any origin may call us without credentials, as LangGraph
-    Platform allows by default, so LangGraph Studio in a browser reaches a local server."""
-    if cors is None:
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=["*"],
-            allow_methods=["*"],
-            allow_headers=["*"],
-            expose_headers=EXPOSED_HEADERS,
-        )
-        return
+    """CORS headers for the origins `http.cors` allows (by default LangGraph Studio's)."""
+    cors = cors or DEFAULT_CORS
     app.add_middleware(
         CORSMiddleware,
         allow_origins=cors.allow_origins,
@@ -65,14 +72,25 @@ def _add_cors(app: FastAPI, cors: CorsConfig | None) -> None:
     )
 
 
+def _add_request_guard(app: FastAPI, settings: ServerSettings) -> None:
+    """The guard refusing other origins and misdirected `Host` names (server/security.py).
+    Added after CORS, so it runs first: a refused request gets no CORS headers."""
+    app.add_middleware(
+        RequestGuard,
+        hosts=HostPolicy(settings.host, settings.config.hosts.allowed_hosts),
+        origins=OriginPolicy.from_cors(settings.config.cors or DEFAULT_CORS),
+    )
+
+
 def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     """Build the app; nothing is opened until the lifespan starts."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        install_log_redaction()  # uvicorn has configured its log handlers by now
         async with SqliteStorage.from_path(settings.db_path) as storage:
             graphs.bind(storage.checkpointer)
-            broker = Broker()
+            broker = Broker(settings.config.limits.max_queued_events)
             webhooks = WebhookSender(settings.config.webhooks)
             manager = RunManager(
                 storage,
@@ -80,10 +98,12 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 broker,
                 max_concurrency=settings.max_concurrency,
                 webhooks=webhooks,
+                run_timeout_seconds=settings.config.limits.run_timeout_seconds,
             )
             assistant_service = AssistantService(storage, graphs)
             await assistant_service.ensure_system_assistants()
             sweeper = ThreadSweeper(storage, manager, settings.config.thread_ttl)
+            event_sweeper = EventSweeper(storage, settings.config.limits)
             app.state.services = Services(
                 assistants=assistant_service,
                 threads=ThreadService(storage, graphs, manager, broker, settings.config.thread_ttl),
@@ -102,11 +122,13 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             )
             await manager.recover()
             sweeper.start()
+            event_sweeper.start()
             logger.info("serving graphs %s from %s", graphs.graph_ids, settings.db_path)
             try:
                 yield
             finally:
                 await sweeper.stop()
+                await event_sweeper.stop()
                 await manager.shutdown()
                 await webhooks.aclose()
 
@@ -116,7 +138,10 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         description="The LangGraph Platform API, self-hosted.",
         lifespan=lifespan,
     )
+    # Inside CORS, so a 413 still carries CORS headers a browser client can read.
+    app.add_middleware(RequestLimitsMiddleware, limits=settings.config.limits)
     _add_cors(app, settings.config.cors)
+    _add_request_guard(app, settings)
     install_error_handlers(app)
     for module in (meta, assistants, threads, runs):
         app.include_router(module.router)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -39,6 +40,17 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         return JSONResponse(
             {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
+        )
+
+    @app.exception_handler(sqlite3.OperationalError)
+    async def _storage_unavailable(request: Request, exc: sqlite3.OperationalError) -> JSONResponse:
+        # A locked database (another writer past the busy wait) or a full disk: the request
+        # was fine and nothing was written; the client may try again.
+        logger.warning("storage failed on %s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse(
+            {"detail": f"storage unavailable, nothing was changed: {exc}"},
+            status_code=503,
+            headers={"Retry-After": "1"},
         )
 
     @app.exception_handler(Exception)

@@ -5,11 +5,12 @@ The bodies a service needs itself (a run's) live in `services.run_request`, belo
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from open_langgraph.serde import INT64_MAX
+from open_langgraph.services.request_limits import check_batch_size
 from open_langgraph.services.run_request import Body, CheckpointRef, RunCommand, RunCreate
 
 __all__ = ["CheckpointRef", "RunCreate"]
@@ -145,6 +146,10 @@ class ThreadHistory(Body):
 
 
 # -- runs ---------------------------------------------------------------------------------
+#: `POST /runs/batch`: at most `limits.max_batch_size` runs, counted before any is parsed.
+RunBatch = Annotated[list[RunCreate], BeforeValidator(check_batch_size)]
+
+
 class RunCancelMany(Body):
     thread_id: str | None = None
     run_ids: list[str] | None = None

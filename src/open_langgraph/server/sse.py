@@ -22,6 +22,11 @@ def _heartbeat_seconds() -> float:
 
 
 HEARTBEAT_SECONDS = _heartbeat_seconds()
+#: Events read ahead of a slow client. The sender then stops reading its source, which for a
+#: run stream is the run's own log (read by position, nothing lost) and for a thread stream a
+#: bounded listener that detaches a client too far behind; so this never grows, and never
+#: holds a run back.
+SEND_AHEAD = 64
 _HEARTBEAT = b": heartbeat\n\n"
 _END = object()
 
@@ -47,14 +52,17 @@ def frame(message: SSEMessage) -> bytes:
 async def _with_heartbeats(
     events: AsyncIterator[SSEMessage], interval: float
 ) -> AsyncIterator[bytes]:
-    queue: asyncio.Queue[object] = asyncio.Queue()
+    queue: asyncio.Queue[object] = asyncio.Queue(SEND_AHEAD)
 
     async def pump() -> None:
         try:
             async for event in events:
                 await queue.put(event)
         finally:
-            await queue.put(_END)
+            # When the sender cancelled us it is gone: waiting for room would never end.
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                await queue.put(_END)
 
     task = asyncio.create_task(pump())
     try:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from open_langgraph.serde import unstorable
+from open_langgraph.services.request_limits import check_after_seconds, check_list_lengths
 
 
 class Body(BaseModel):
@@ -26,6 +27,13 @@ class Body(BaseModel):
         problem = unstorable(data)
         if problem is not None:
             raise ValueError(problem)
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bound_lists(cls, data: Any) -> Any:
+        """Lists the body declares (`ids`, `run_ids`, ...) hold at most `max_list_items`."""
+        check_list_lengths(cls, data)
         return data
 
 
@@ -76,3 +84,8 @@ class RunCreate(Body):
     feedback_keys: list[str] | None = None
     strict_resume: bool | None = None
     langsmith_tracer: dict[str, Any] | None = None
+
+    @field_validator("after_seconds")
+    @classmethod
+    def _bound_delay(cls, seconds: float | None) -> float | None:
+        return check_after_seconds(seconds)

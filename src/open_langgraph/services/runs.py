@@ -142,7 +142,6 @@ class RunService:
             "interrupt_after": breakpoints.get("interrupt_after"),
             "webhook": payload.webhook,
             "subgraphs": bool(payload.stream_subgraphs),
-            "resumable": bool(payload.stream_resumable),
             "durability": durability,
             "after_seconds": payload.after_seconds or 0,
             "temporary": stateless,
@@ -243,16 +242,20 @@ class RunService:
             raise Conflict(f"Run {run_id} is {run['status']} but no worker owns it")
         return RunOutcome(run["status"], run["output"], run["error"])
 
-    async def events(self, run_id: str, after_seq: int | None) -> AsyncIterator[StoredEvent]:
+    def events(self, run_id: str, after_seq: int | None) -> AsyncIterator[StoredEvent]:
         """The run's events after `after_seq`, then live ones while it runs.
 
-        `None` means from now on: nothing of the past, and nothing at all for a finished run.
+        `None` means from now on, the moment of this call rather than of the first read, so
+        a client that has the response headers misses nothing; a finished run has nothing.
         """
         stream = self._broker.get(run_id)
         if stream is not None:
-            async for event in stream.follow(after_seq):
-                yield event
-            return
+            return stream.follow(stream.last_seq if after_seq is None else after_seq)
+        return self._stored_events(run_id, after_seq)
+
+    async def _stored_events(
+        self, run_id: str, after_seq: int | None
+    ) -> AsyncIterator[StoredEvent]:
         if after_seq is None:
             return
         for event in await self._storage.get_run_events(run_id, after_seq):

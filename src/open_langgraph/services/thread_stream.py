@@ -11,8 +11,14 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Literal, get_args
 
 from open_langgraph.errors import InvalidInput, NotFound
-from open_langgraph.runtime.broker import RUN_END_SUFFIX, Broker, ThreadEvent
-from open_langgraph.serde import parse_int64
+from open_langgraph.runtime.broker import (
+    RUN_END_SUFFIX,
+    Broker,
+    SlowConsumer,
+    ThreadEvent,
+    ThreadListener,
+)
+from open_langgraph.serde import dumps, parse_int64
 from open_langgraph.services.threads import check_uuid
 from open_langgraph.storage.base import Storage
 
@@ -54,6 +60,21 @@ def _parse_last_event_id(value: str) -> tuple[str, int | None]:
         raise InvalidInput(f"Last-Event-ID {value!r}: {position!r} is no event number") from None
 
 
+def _reconnect_error(exc: SlowConsumer) -> ThreadEvent:
+    """The last event of a stream whose client fell behind: the rest is replayed from
+    memory or storage when it reconnects with the last id it received."""
+    return ThreadEvent(
+        "error",
+        dumps(
+            {
+                "error": "SlowConsumer",
+                "message": f"this stream {exc} and was closed; reconnect with "
+                "Last-Event-ID set to the last event id received to get the rest",
+            }
+        ),
+    )
+
+
 class ThreadStreams:
     def __init__(self, storage: Storage, broker: Broker) -> None:
         self._storage = storage
@@ -77,18 +98,22 @@ class ThreadStreams:
                 raise NotFound(
                     f"Run {resume_from[0]} of Last-Event-ID is not on thread {thread_id}"
                 )
-        return self._follow(thread_id, resume_from, runs, modes)
+        # Listen now, before the response starts: a client that has the response headers
+        # misses nothing published after them.
+        listener = self._broker.attach(thread_id)
+        return self._follow(thread_id, listener, resume_from, runs, modes)
 
     async def _follow(
         self,
         thread_id: str,
+        queue: ThreadListener,
         resume_from: tuple[str, int | None] | None,
         runs: list[str],
         modes: set[str],
     ) -> AsyncIterator[ThreadEvent]:
-        # Listen before replaying, so nothing published meanwhile is lost; `sent` drops the
-        # live copies of what the replay already gave.
-        with self._broker.listen_to_thread(thread_id) as queue:
+        # The listener is attached before replaying, so nothing published meanwhile is lost;
+        # `sent` drops the live copies of what the replay already gave.
+        try:
             sent: dict[str, float] = {}
             if resume_from is not None:
                 start = runs.index(resume_from[0])
@@ -102,18 +127,24 @@ class ThreadStreams:
                         if _wanted(event, modes):
                             yield event
             while True:
-                event = await queue.get()
+                try:
+                    event = await queue.get()
+                except SlowConsumer as exc:
+                    yield _reconnect_error(exc)
+                    return
                 if event.run_id is not None:
                     position = float("inf") if event.seq is None else event.seq
                     if position <= sent.get(event.run_id, -1):
                         continue
                 if _wanted(event, modes):
                     yield event
+        finally:
+            self._broker.detach(thread_id, queue)
 
     async def _replay_run(self, run_id: str, after: int) -> AsyncIterator[ThreadEvent]:
         live = self._broker.get(run_id)
         if live is not None:
-            for stored in live.events[after + 1 :]:
+            for stored in live.events_after(after):
                 yield ThreadEvent.of_run(run_id, stored)
             if live.done:
                 yield ThreadEvent.run_end(run_id)

@@ -8,8 +8,6 @@ the next sweep.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -17,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from open_langgraph.config import ThreadTTLConfig
 from open_langgraph.errors import InvalidInput
 from open_langgraph.runtime.manager import RunManager
+from open_langgraph.runtime.periodic import Periodic
 from open_langgraph.storage.base import Storage, TTLStrategy
 
 logger = logging.getLogger(__name__)
@@ -79,8 +78,7 @@ class ThreadSweeper:
     def __init__(self, storage: Storage, runs: RunManager, config: ThreadTTLConfig) -> None:
         self._storage = storage
         self._runs = runs
-        self._interval = config.sweep_interval_minutes * 60
-        self._task: asyncio.Task[None] | None = None
+        self._periodic = Periodic("thread sweep", config.sweep_interval_minutes * 60, self.sweep)
 
     async def sweep(self) -> int:
         """Sweep every thread that is due now; returns how many were swept."""
@@ -101,19 +99,8 @@ class ThreadSweeper:
             logger.info("swept %d expired threads", swept)
         return swept
 
-    async def _loop(self) -> None:
-        while True:
-            await asyncio.sleep(self._interval)
-            try:
-                await self.sweep()
-            except Exception:  # a failed sweep is retried at the next interval
-                logger.exception("sweeping expired threads failed")
-
     def start(self) -> None:
-        self._task = asyncio.create_task(self._loop(), name="olg-thread-sweeper")
+        self._periodic.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await self._periodic.stop()

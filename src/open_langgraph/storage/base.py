@@ -244,8 +244,20 @@ class Storage(abc.ABC):
     async def get_run_events(self, run_id: str, after_seq: int = -1) -> list[StoredEvent]: ...
 
     @abc.abstractmethod
+    async def delete_run_events_before(self, cutoff: str, max_runs: int) -> int:
+        """Delete the stored events of up to `max_runs` runs that ended before `cutoff` (an
+        ISO-8601 UTC time), oldest first; returns how many runs lost their events. The runs
+        themselves, with their status and output, stay."""
+
+    @abc.abstractmethod
     async def runs_in_flight(self) -> list[dict[str, Any]]:
         """Runs left `pending` or `running`, oldest first: what a restart must settle."""
+
+    @abc.abstractmethod
+    async def release_idle_threads(self) -> int:
+        """Set threads marked `busy` without a pending or running run back to `idle`.
+
+        A restart's repair for a thread whose run ended while storage was failing."""
 
     # -- checkpoints beyond the saver's own API ---------------------------------------------
     @abc.abstractmethod

@@ -13,7 +13,7 @@ from open_langgraph.runtime.manager import CancelAction, RunHandle
 from open_langgraph.serde import INT64_MAX, parse_int64
 from open_langgraph.server.deps import Services, ServicesDep
 from open_langgraph.server.responses import JSONResponse, select_fields
-from open_langgraph.server.schemas import RunCancelMany, RunCreate, RunStatus
+from open_langgraph.server.schemas import RunBatch, RunCancelMany, RunCreate, RunStatus
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.runs import public_run
 from open_langgraph.services.thread_stream import parse_thread_stream_modes
@@ -198,7 +198,7 @@ async def stream_stateless_run(body: RunCreate, services: ServicesDep) -> Stream
 
 
 @router.post("/runs/batch")
-async def create_run_batch(body: list[RunCreate], services: ServicesDep) -> JSONResponse:
+async def create_run_batch(body: RunBatch, services: ServicesDep) -> JSONResponse:
     handles = [await services.runs.create(None, payload) for payload in body]
     return JSONResponse([public_run(h.run) for h in handles])
 

@@ -76,6 +76,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_thread ON runs (thread_id, created_at);
 CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
+CREATE INDEX IF NOT EXISTS runs_updated ON runs (updated_at);
 CREATE TABLE IF NOT EXISTS run_events (
     run_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -111,7 +112,9 @@ class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, Storage):
         # and a commit does not wait for fsync.
         await self.conn.execute("PRAGMA journal_mode=WAL")
         await self.conn.execute("PRAGMA synchronous=NORMAL")
-        await self.conn.execute("PRAGMA busy_timeout=10000")
+        # No busy timeout: SQLite would sleep on the event loop's thread; InlineConnection
+        # waits for a locked database with asyncio instead (up to BUSY_TIMEOUT_SECONDS).
+        await self.conn.execute("PRAGMA busy_timeout=0")
         await self.conn.execute("PRAGMA wal_autocheckpoint=0")
         await self.conn.create_function("olg_json_contains", 2, json_contains, deterministic=True)
         await self.conn.executescript(_SCHEMA)

@@ -5,6 +5,12 @@ small SQLite calls (ours and the checkpointer's), each taking microseconds, so t
 hand-offs and GIL contention cost far more than the queries: serving runs this way tripled
 throughput on a 2-core machine. The one slow SQLite operation, copying the write-ahead log
 into the database with an fsync, is moved off the loop by `WalCheckpointer`.
+
+Running inline must never mean waiting inline: SQLite's busy handler sleeps in the calling
+thread while another connection holds the write lock, which stopped every request (even
+`GET /ok`) for up to the busy timeout. The connection therefore has no busy timeout; a
+statement that finds the database locked is retried with `asyncio.sleep` between attempts,
+so only the coroutine that needs the database waits.
 """
 
 from __future__ import annotations
@@ -23,21 +29,67 @@ import aiosqlite
 logger = logging.getLogger(__name__)
 
 
+# How long a statement keeps retrying while another connection holds the lock (what
+# `PRAGMA busy_timeout` was), and the pauses between attempts, as SQLite's own handler.
+BUSY_TIMEOUT_SECONDS = 10.0
+_FIRST_PAUSE = 0.001
+_LONGEST_PAUSE = 0.05
+# The calls that run a whole statement, and so can be run again after SQLITE_BUSY.
+_STATEMENTS = frozenset({"execute", "executemany", "executescript"})
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_BUSY
+
+
 class InlineConnection(aiosqlite.Connection):
     """aiosqlite's API (so the official `AsyncSqliteSaver` accepts it), executed inline."""
 
+    busy_timeout: float = BUSY_TIMEOUT_SECONDS
+
     async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        if not self._running or not self._connection:
+        """Run the call inline; a statement that finds the database locked waits and retries.
+
+        Only a statement that found no transaction of ours open is retried (sqlite3 may have
+        opened one for it, with an implicit BEGIN before a write: undoing that empty
+        transaction loses nothing). Once a transaction holds the write lock its statements
+        cannot meet SQLITE_BUSY, so a busy error inside one is raised as it is.
+        """
+        conn = self._connection
+        if not self._running or not conn:
             raise ValueError("Connection closed")
-        return fn(*args, **kwargs)
+        if getattr(fn, "__name__", None) not in _STATEMENTS:
+            return fn(*args, **kwargs)
+        if fn.__name__ == "executemany" and len(args) > 1:
+            # A retry must see every row again, not what a generator has left.
+            args = (args[0], list(args[1]), *args[2:])
+        deadline: float | None = None
+        pause = _FIRST_PAUSE
+        while True:
+            had_transaction = conn.in_transaction
+            try:
+                return fn(*args, **kwargs)
+            except sqlite3.OperationalError as exc:
+                if had_transaction or not _is_busy(exc):
+                    raise
+                if conn.in_transaction:
+                    conn.rollback()
+                now = asyncio.get_running_loop().time()
+                if deadline is None:
+                    deadline = now + self.busy_timeout
+                elif now >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, _LONGEST_PAUSE)
 
 
 def connect_inline(path: str | Path) -> InlineConnection:
     """Open `path`; await the result (as with `aiosqlite.connect`) before use."""
 
     def connector() -> sqlite3.Connection:
-        # Opened on aiosqlite's thread, then used from the event loop's thread.
-        return sqlite3.connect(str(path), check_same_thread=False)
+        # Opened on aiosqlite's thread, then used from the event loop's thread. No busy
+        # timeout: `InlineConnection` waits for a lock without blocking the event loop.
+        return sqlite3.connect(str(path), timeout=0, check_same_thread=False)
 
     return InlineConnection(connector, 64)
 

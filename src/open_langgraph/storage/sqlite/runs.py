@@ -102,12 +102,34 @@ class RunsMixin(SqliteBase):
         )
         return [StoredEvent(seq, event, bytes(data)) for seq, event, data in rows]
 
+    async def delete_run_events_before(self, cutoff: str, max_runs: int) -> int:
+        rows = await self.fetchall(
+            "SELECT run_id FROM runs WHERE updated_at < ? "
+            "AND status NOT IN ('pending', 'running') "
+            "AND EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = runs.run_id) "
+            "ORDER BY updated_at LIMIT ?",
+            (cutoff, max_runs),
+        )
+        run_ids = [row[0] for row in rows]
+        if run_ids:
+            marks = ",".join("?" * len(run_ids))
+            await self.write(f"DELETE FROM run_events WHERE run_id IN ({marks})", run_ids)
+        return len(run_ids)
+
     async def runs_in_flight(self) -> list[dict[str, Any]]:
         rows = await self.fetchall(
             f"SELECT {RUN_COLUMNS} FROM runs WHERE status IN ('pending', 'running') "
             "ORDER BY created_at, rowid"
         )
         return [run_record(r) for r in rows]
+
+    async def release_idle_threads(self) -> int:
+        return await self.write(
+            "UPDATE threads SET status = 'idle', updated_at = ? WHERE status = 'busy' AND "
+            "NOT EXISTS (SELECT 1 FROM runs WHERE runs.thread_id = threads.thread_id "
+            "AND runs.status IN ('pending', 'running'))",
+            (utc_now(),),
+        )
 
     async def delete_checkpoints_of_runs(self, thread_id: str, run_ids: Sequence[str]) -> None:
         marks = ",".join("?" * len(run_ids))
