@@ -29,7 +29,6 @@ LIMITS = {
     "max_body_bytes": 64 * 1024,
     "max_batch_size": 3,
     "max_list_items": 5,
-    "run_timeout_seconds": 1.5,
     "max_after_seconds": 120,
     "max_queued_events": 20,
 }
@@ -110,9 +109,28 @@ async def test_lists_and_batches_over_the_limit_are_a_422_naming_the_field(
 
 
 # -- run timeout ----------------------------------------------------------------------------
+@pytest.fixture
+async def impatient(tmp_path: Path) -> AsyncIterator[LangGraphClient]:
+    """A server whose runs time out after 1.5 s (its own, so that the other tests' runs are
+    never cut short on a loaded machine)."""
+    process = ServerProcess(
+        write_config(tmp_path, limits={"run_timeout_seconds": 1.5}),
+        tmp_path / "olg.db",
+        tmp_path / "server.log",
+    )
+    process.start()
+    lg_client = get_client(url=process.url)
+    try:
+        yield lg_client
+    finally:
+        await lg_client.http.client.aclose()
+        process.stop()
+
+
 async def test_a_run_over_the_timeout_ends_timeout_and_frees_its_thread(
-    client: LangGraphClient,
+    impatient: LangGraphClient,
 ):
+    client = impatient
     thread_id = (await client.threads.create())["thread_id"]
 
     async def stream() -> list[StreamPart]:
