@@ -22,6 +22,7 @@ import json
 import math
 import os
 import platform
+import secrets
 import shutil
 import signal
 import socket
@@ -46,6 +47,9 @@ OURS_CONFIG = GRAPH_DIR / "open_langgraph.json"
 # starts from an empty server, as ours does with its fresh database.
 REF_STATE_DIR = GRAPH_DIR / ".langgraph_api"
 DEFAULT_REF_VENV = BENCH_DIR / ".ref-venv"
+# `--auth` serves ours a second time with this API-key example, so auth's cost can be read off.
+AUTH_EXAMPLE = BENCH_DIR.parent / "examples" / "auth" / "api_key_auth.py"
+AUTH_IDENTITY = "bench"
 REF_REQUIREMENTS = ("langgraph-cli[inmem]==0.4.40", "langgraph-api==0.16.7")
 # Written into the reference venv after a successful install, so a changed pin reinstalls.
 REF_MARKER = ".bench-requirements"
@@ -57,10 +61,16 @@ HOST = "127.0.0.1"
 MAX_ERROR_EXAMPLES = 5
 # A pause after a failed request so a broken server is not hammered in a tight loop.
 ERROR_BACKOFF_S = 0.05
+# `--auth`'s interleaved threads.get phase: pairs per `--iterations` (cheap requests, so many).
+PAIRS_PER_ITERATION = 5
 
-ServerKey = Literal["ours", "ref"]
+ServerKey = Literal["ours", "auth", "ref"]
 RowKind = Literal["latency", "throughput", "count"]
-SERVER_LABELS: dict[ServerKey, str] = {"ours": "ours", "ref": "langgraph dev"}
+SERVER_LABELS: dict[ServerKey, str] = {
+    "ours": "ours",
+    "auth": "ours + API-key auth",
+    "ref": "langgraph dev",
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,9 +230,10 @@ async def record(sample: Sample, operation: Awaitable[float], timeout: float) ->
 # --------------------------------------------------------------------------------------------
 
 
-def make_client(url: str, timeout: float) -> LangGraphClient:
-    """An SDK client for `url`; api_key=None so nothing from the environment is sent."""
-    return get_client(url=url, api_key=None, timeout=timeout)
+def make_client(url: str, timeout: float, api_key: str | None = None) -> LangGraphClient:
+    """An SDK client for `url`. `api_key` (the `--auth` server's key) goes out as `x-api-key`;
+    None sends no key, not even one from the environment."""
+    return get_client(url=url, api_key=api_key, timeout=timeout)
 
 
 async def repeat(
@@ -241,9 +252,11 @@ async def repeat(
     return sample
 
 
-async def throughput_worker(url: str, deadline: float, sample: Sample, timeout: float) -> None:
+async def throughput_worker(
+    url: str, api_key: str | None, deadline: float, sample: Sample, timeout: float
+) -> None:
     """One concurrent client starting runs until the deadline; its own client, its own pool."""
-    client = make_client(url, timeout)
+    client = make_client(url, timeout, api_key)
     try:
         while time.perf_counter() < deadline:
             await record(sample, wait_run(client), timeout)
@@ -252,7 +265,7 @@ async def throughput_worker(url: str, deadline: float, sample: Sample, timeout: 
 
 
 async def measure_throughput(
-    url: str, workers: int, duration: float, timeout: float
+    url: str, api_key: str | None, workers: int, duration: float, timeout: float
 ) -> ThroughputSummary:
     """Keep `workers` clients busy for `duration` seconds and count correct runs per second.
 
@@ -262,7 +275,7 @@ async def measure_throughput(
     sample = Sample()
     start = time.perf_counter()
     deadline = start + duration
-    tasks = [throughput_worker(url, deadline, sample, timeout) for _ in range(workers)]
+    tasks = [throughput_worker(url, api_key, deadline, sample, timeout) for _ in range(workers)]
     await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - start
     return ThroughputSummary(
@@ -284,9 +297,11 @@ class Measurements:
     throughput: ThroughputSummary
 
 
-async def measure_server(label: str, url: str, args: argparse.Namespace) -> Measurements:
+async def measure_server(
+    label: str, url: str, args: argparse.Namespace, api_key: str | None = None
+) -> Measurements:
     """Warm up, then run the three phases in order against one server."""
-    client = make_client(url, args.request_timeout)
+    client = make_client(url, args.request_timeout, api_key)
     try:
         progress(f"{label}: warm-up ({args.warmup} runs.wait + {args.warmup} streams)")
         timeout = args.request_timeout
@@ -309,7 +324,7 @@ async def measure_server(label: str, url: str, args: argparse.Namespace) -> Meas
         await client.aclose()
     progress(f"{label}: throughput, {args.concurrency} clients for {args.duration:g}s")
     throughput = await measure_throughput(
-        url, args.concurrency, args.duration, args.request_timeout
+        url, api_key, args.concurrency, args.duration, args.request_timeout
     )
     progress(f"{label}: {throughput.runs_per_s:.1f} runs/s, {throughput.latency.errors} errors")
     return Measurements(
@@ -317,6 +332,72 @@ async def measure_server(label: str, url: str, args: argparse.Namespace) -> Meas
         wait=summarize(wait),
         stream_first_event=summarize(stream),
         throughput=throughput,
+    )
+
+
+@dataclass
+class PairedSummary:
+    """One cheap request sent alternately to ours and to ours with auth.
+
+    Alternating cancels the drift (other load, CPU frequency) that separate phases minutes
+    apart would pick up, so the p50 of the per-pair difference is what auth adds to a request.
+    """
+
+    request: str
+    pairs: int
+    ours: LatencySummary
+    auth: LatencySummary
+    difference_p50_ms: float | None
+    difference_p95_ms: float | None
+
+
+async def timed_get(client: LangGraphClient, thread_id: str) -> float:
+    """One `threads.get`: authentication plus the owner filter, and no run to drown them."""
+    start = time.perf_counter()
+    await client.threads.get(thread_id)
+    return time.perf_counter() - start
+
+
+async def measure_auth_overhead(
+    ours_url: str, auth_url: str, api_key: str | None, args: argparse.Namespace
+) -> PairedSummary:
+    """`threads.get` on each server in turn (which goes first alternates), pair after pair."""
+    pairs = args.iterations * PAIRS_PER_ITERATION
+    plain = make_client(ours_url, args.request_timeout)
+    authed = make_client(auth_url, args.request_timeout, api_key)
+    samples = {"ours": Sample(), "auth": Sample()}
+    differences: list[float] = []
+    try:
+        targets = {
+            "ours": (plain, (await plain.threads.create())["thread_id"]),
+            "auth": (authed, (await authed.threads.create())["thread_id"]),
+        }
+        for _ in range(args.warmup):
+            for client, thread_id in targets.values():
+                await record(Sample(), timed_get(client, thread_id), args.request_timeout)
+        progress(f"auth overhead: threads.get alternately on both servers, {pairs} pairs")
+        for index in range(pairs):
+            order = ["ours", "auth"] if index % 2 == 0 else ["auth", "ours"]
+            seconds: dict[str, float] = {}
+            for key in order:
+                client, thread_id = targets[key]
+                sample = samples[key]
+                before = len(sample.latencies)
+                await record(sample, timed_get(client, thread_id), args.request_timeout)
+                if len(sample.latencies) > before:
+                    seconds[key] = sample.latencies[-1]
+            if len(seconds) == 2:
+                differences.append(seconds["auth"] - seconds["ours"])
+    finally:
+        await plain.aclose()
+        await authed.aclose()
+    return PairedSummary(
+        request="threads.get",
+        pairs=pairs,
+        ours=summarize(samples["ours"]),
+        auth=summarize(samples["auth"]),
+        difference_p50_ms=to_ms(percentile(differences, 50)),
+        difference_p95_ms=to_ms(percentile(differences, 95)),
     )
 
 
@@ -369,6 +450,8 @@ class ServerProcess:
     log_dir: Path
     proc: subprocess.Popen[bytes] | None = None
     started_at: float = 0.0
+    # The key every benchmark request to this server carries (only the `--auth` server has one).
+    client_api_key: str | None = None
 
     @property
     def url(self) -> str:
@@ -460,6 +543,33 @@ def ours_server(olg: Path, tmp: Path, log_dir: Path) -> ServerProcess:
     argv = [str(olg), "serve", "--host", HOST, "--port", str(port)]
     argv += ["--config", str(OURS_CONFIG), "--db", str(tmp / "olg.db")]
     return ServerProcess("ours", argv, BENCH_DIR.parent, base_env(), port, log_dir)
+
+
+def auth_server(olg: Path, tmp: Path, log_dir: Path) -> ServerProcess:
+    """`olg serve` on the same graph with examples/auth/api_key_auth.py and its own database.
+
+    The key is random per run; the server reads it from OLG_API_KEYS, the client sends it as
+    `x-api-key`. The config is ours with absolute paths, written to the temporary directory.
+    """
+    port = free_port()
+    key = secrets.token_hex(32)
+    base = json.loads(OURS_CONFIG.read_text(encoding="utf-8"))
+    config = {
+        **base,
+        "dependencies": [str((GRAPH_DIR / d).resolve()) for d in base["dependencies"]],
+        "graphs": {graph: str(GRAPH_DIR / spec) for graph, spec in base["graphs"].items()},
+        "auth": {"path": f"{AUTH_EXAMPLE}:auth"},
+    }
+    config_path = tmp / "open_langgraph.auth.json"
+    config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    argv = [str(olg), "serve", "--host", HOST, "--port", str(port)]
+    argv += ["--config", str(config_path), "--db", str(tmp / "olg-auth.db")]
+    env = base_env()
+    env["OLG_API_KEYS"] = f"{AUTH_IDENTITY}:{key}"
+    env.pop("OLG_ADMIN_USERS", None)
+    server = ServerProcess("auth", argv, BENCH_DIR.parent, env, port, log_dir)
+    server.client_api_key = key
+    return server
 
 
 def ref_server(ref_venv: Path, log_dir: Path) -> ServerProcess:
@@ -573,18 +683,20 @@ def pick(result: ServerResult | None, getter: Callable[[Measurements], float | N
     return getter(result.measurements)
 
 
+METRICS: list[tuple[str, Callable[[Measurements], float | None], RowKind, str]] = [
+    ("runs.wait p50 (incl. thread create)", lambda m: m.wait.p50_ms, "latency", "ms"),
+    ("runs.wait p95 (incl. thread create)", lambda m: m.wait.p95_ms, "latency", "ms"),
+    ("stream first event p50", lambda m: m.stream_first_event.p50_ms, "latency", "ms"),
+    ("stream first event p95", lambda m: m.stream_first_event.p95_ms, "latency", "ms"),
+    ("throughput", lambda m: m.throughput.runs_per_s, "throughput", "runs/s"),
+    ("throughput run latency p95", lambda m: m.throughput.latency.p95_ms, "latency", "ms"),
+]
+
+
 def build_rows(ours: ServerResult | None, ref: ServerResult | None) -> list[Row]:
-    """The comparison table's rows, in reading order."""
-    specs: list[tuple[str, Callable[[Measurements], float | None], RowKind, str]] = [
-        ("runs.wait p50 (incl. thread create)", lambda m: m.wait.p50_ms, "latency", "ms"),
-        ("runs.wait p95 (incl. thread create)", lambda m: m.wait.p95_ms, "latency", "ms"),
-        ("stream first event p50", lambda m: m.stream_first_event.p50_ms, "latency", "ms"),
-        ("stream first event p95", lambda m: m.stream_first_event.p95_ms, "latency", "ms"),
-        ("throughput", lambda m: m.throughput.runs_per_s, "throughput", "runs/s"),
-        ("throughput run latency p95", lambda m: m.throughput.latency.p95_ms, "latency", "ms"),
-    ]
+    """The comparison table's rows, in reading order; `ref` may be the `--auth` server."""
     rows = [
-        Row(name, pick(ours, get), pick(ref, get), kind, unit) for name, get, kind, unit in specs
+        Row(name, pick(ours, get), pick(ref, get), kind, unit) for name, get, kind, unit in METRICS
     ]
     errors = [None if r is None else r.total_errors() for r in (ours, ref)]
     rows.append(Row("errors (wrong result or failure)", errors[0], errors[1], "count", ""))
@@ -606,8 +718,7 @@ def cell(value: float | None, unit: str, result: ServerResult | None) -> str:
 
 def format_table(rows: list[Row], ours: ServerResult | None, ref: ServerResult | None) -> str:
     """A plain-text table that reads well in a terminal and in a CI log."""
-    header = ("metric", "ours", "langgraph dev", "ratio")
-    lines = [header]
+    lines = [("metric", "ours", "langgraph dev", "ratio")]
     for row in rows:
         ratio = row.ratio()
         lines.append(
@@ -618,25 +729,94 @@ def format_table(rows: list[Row], ours: ServerResult | None, ref: ServerResult |
                 "-" if ratio is None else f"{ratio:.2f}x",
             )
         )
+    return render(lines)
+
+
+def signed(value: float | None, unit: str) -> str:
+    """A difference with its sign, so 'auth adds' reads the right way round."""
+    return "n/a" if value is None else f"{value:+,.2f} {unit}".rstrip()
+
+
+def format_auth_table(ours: ServerResult, auth: ServerResult, paired: PairedSummary | None) -> str:
+    """Ours without and with the API-key example, each figure's difference, and the paired
+    threads.get phase, whose difference is the per-request cost of auth."""
+    lines = [("metric", SERVER_LABELS["ours"], SERVER_LABELS["auth"], "auth adds")]
+    for row in build_rows(ours, auth):
+        difference = None if row.ours is None or row.ref is None else row.ref - row.ours
+        lines.append(
+            (
+                row.metric,
+                cell(row.ours, row.unit, ours),
+                cell(row.ref, row.unit, auth),
+                signed(difference, row.unit) if row.kind != "count" else "-",
+            )
+        )
+    if paired is not None:
+        for name, get in (("p50", lambda s: s.p50_ms), ("p95", lambda s: s.p95_ms)):
+            o, a = get(paired.ours), get(paired.auth)
+            lines.append(
+                (
+                    f"{paired.request} {name} (interleaved, {paired.pairs} pairs)",
+                    cell(o, "ms", ours),
+                    cell(a, "ms", auth),
+                    signed(None if o is None or a is None else a - o, "ms"),
+                )
+            )
+        lines.append(
+            (
+                f"{paired.request} per-pair difference p50 / p95",
+                "-",
+                "-",
+                f"{signed(paired.difference_p50_ms, 'ms')} / "
+                f"{signed(paired.difference_p95_ms, 'ms')}",
+            )
+        )
+    return render(lines)
+
+
+def render(lines: list[tuple[str, ...]]) -> str:
+    """Columns padded to their widest cell, with a rule under the header."""
+    header = lines[0]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     rendered = [" | ".join(text.ljust(widths[i]) for i, text in enumerate(line)) for line in lines]
     rendered.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(rendered)
 
 
-def format_report(results: dict[ServerKey, ServerResult], args: argparse.Namespace) -> str:
+def format_report(
+    results: dict[ServerKey, ServerResult],
+    args: argparse.Namespace,
+    paired: PairedSummary | None = None,
+) -> str:
     """The table plus the notes a reader needs to trust or distrust it."""
-    ours, ref = results.get("ours"), results.get("ref")
+    ours, auth, ref = results.get("ours"), results.get("auth"), results.get("ref")
     parts = [
         f"API overhead: graph '{GRAPH_ID}' (2 nodes), {args.iterations} sequential iterations, "
         f"{args.concurrency} clients x {args.duration:g}s for throughput",
-        "",
-        format_table(build_rows(ours, ref), ours, ref),
-        "",
-        "ratio > 1 means ours is better (ref/ours for latencies, ours/ref for throughput).",
     ]
+    if ref is not None or auth is None:
+        parts += [
+            "",
+            format_table(build_rows(ours, ref), ours, ref),
+            "",
+            "ratio > 1 means ours is better (ref/ours for latencies, ours/ref for throughput).",
+        ]
+    if ours is not None and auth is not None:
+        parts += ["", "Auth overhead (examples/auth/api_key_auth.py, x-api-key on every request)"]
+        parts += ["", format_auth_table(ours, auth, paired)]
+        if paired is not None and paired.difference_p50_ms is not None:
+            parts += [
+                "",
+                f"auth adds {paired.difference_p50_ms:+.2f} ms p50 per request "
+                f"(paired {paired.request}, {paired.pairs} pairs)",
+            ]
     for result in results.values():
         parts.extend(failure_notes(result))
+    if paired is not None:
+        examples = paired.ours.error_examples + paired.auth.error_examples
+        if examples:
+            parts += ["", f"{paired.request} (interleaved) error examples:"]
+            parts += [f"  {text}" for text in examples[:MAX_ERROR_EXAMPLES]]
     return "\n".join(parts)
 
 
@@ -664,7 +844,11 @@ def failure_notes(result: ServerResult) -> list[str]:
     return notes
 
 
-def json_report(results: dict[ServerKey, ServerResult], args: argparse.Namespace) -> dict[str, Any]:
+def json_report(
+    results: dict[ServerKey, ServerResult],
+    args: argparse.Namespace,
+    paired: PairedSummary | None = None,
+) -> dict[str, Any]:
     """Machine-readable results: settings, every figure per server, and the table's ratios."""
     ours, ref = results.get("ours"), results.get("ref")
     return {
@@ -673,6 +857,7 @@ def json_report(results: dict[ServerKey, ServerResult], args: argparse.Namespace
             "warmup": args.warmup,
             "concurrency": args.concurrency,
             "duration_s": args.duration,
+            "auth": args.auth,
             "graph_id": GRAPH_ID,
             "reference_requirements": list(REF_REQUIREMENTS),
             "python": platform.python_version(),
@@ -680,6 +865,7 @@ def json_report(results: dict[ServerKey, ServerResult], args: argparse.Namespace
         },
         "servers": {key: asdict(result) for key, result in results.items()},
         "comparison": [{**asdict(row), "ratio": row.ratio()} for row in build_rows(ours, ref)],
+        "auth_overhead": None if paired is None else asdict(paired),
     }
 
 
@@ -692,6 +878,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; defaults match the figures quoted in benchmarks/README.md."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=["ours", "ref"], help="benchmark just one server")
+    parser.add_argument(
+        "--auth",
+        action="store_true",
+        help="also serve ours with examples/auth/api_key_auth.py and report what auth adds",
+    )
     parser.add_argument("--iterations", type=int, default=200, help="sequential iterations")
     parser.add_argument("--warmup", type=int, default=5, help="untimed warm-up runs per kind")
     parser.add_argument("--duration", type=float, default=10.0, help="throughput seconds")
@@ -708,6 +899,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"--{name.replace('_', '-')} must be positive")
     if args.warmup < 0:
         parser.error("--warmup must not be negative")
+    if args.auth and args.only == "ref":
+        parser.error("--auth measures our server; it cannot go with --only ref")
     return args
 
 
@@ -716,6 +909,8 @@ def make_servers(args: argparse.Namespace, tmp: Path, log_dir: Path) -> list[Ser
     servers: list[ServerProcess] = []
     if args.only in (None, "ours"):
         servers.append(ours_server(args.olg.absolute(), tmp, log_dir))
+    if args.auth:
+        servers.append(auth_server(args.olg.absolute(), tmp, log_dir))
     if args.only in (None, "ref"):
         ensure_ref_venv(args.ref_venv.absolute())
         clear_ref_state()
@@ -749,13 +944,22 @@ def mark_failed(result: ServerResult, server: ServerProcess, exc: Exception) -> 
     progress(f"{server.key}: failed to start: {exc}")
 
 
-async def benchmark_all(results: dict[ServerKey, ServerResult], args: argparse.Namespace) -> None:
-    """Benchmark the healthy servers one after the other, so they never compete for CPU."""
+async def benchmark_all(
+    results: dict[ServerKey, ServerResult], servers: list[ServerProcess], args: argparse.Namespace
+) -> PairedSummary | None:
+    """Benchmark the healthy servers one after the other, so they never compete for CPU; with
+    `--auth`, then the interleaved threads.get phase on ours with and without auth."""
+    api_keys = {server.key: server.client_api_key for server in servers}
     for key, result in results.items():
         if result.status == "failed" or result.url is None:
             continue
-        result.measurements = await measure_server(key, result.url, args)
+        result.measurements = await measure_server(key, result.url, args, api_keys[key])
         result.status = "ok"
+    ours, auth = results.get("ours"), results.get("auth")
+    if ours is None or auth is None or ours.status != "ok" or auth.status != "ok":
+        return None
+    assert ours.url is not None and auth.url is not None
+    return await measure_auth_overhead(ours.url, auth.url, api_keys["auth"], args)
 
 
 def raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -780,14 +984,20 @@ def servers_running(servers: list[ServerProcess]) -> Iterator[None]:
             signal.signal(signal.SIGINT, previous)
 
 
-def emit(results: dict[ServerKey, ServerResult], args: argparse.Namespace) -> int:
+def emit(
+    results: dict[ServerKey, ServerResult],
+    args: argparse.Namespace,
+    paired: PairedSummary | None = None,
+) -> int:
     """Print the table, write the JSON, and turn the outcome into an exit code."""
-    print(format_report(results, args))
+    print(format_report(results, args, paired))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(json_report(results, args), indent=2) + "\n")
+        args.json.write_text(json.dumps(json_report(results, args, paired), indent=2) + "\n")
         progress(f"wrote {args.json}")
     ok = all(r.status == "ok" and not r.total_errors() for r in results.values())
+    if paired is not None and (paired.ours.errors or paired.auth.errors):
+        ok = False
     return 0 if ok else 1
 
 
@@ -804,11 +1014,11 @@ def main(argv: list[str] | None = None) -> int:
             servers = make_servers(args, tmp, log_dir)
             with servers_running(servers):
                 results = start_all(servers, args.startup_timeout)
-                asyncio.run(benchmark_all(results, args))
+                paired = asyncio.run(benchmark_all(results, servers, args))
         except KeyboardInterrupt:
             progress("interrupted; servers stopped")
             return 130
-        return emit(results, args)
+        return emit(results, args, paired)
 
 
 if __name__ == "__main__":

@@ -77,23 +77,19 @@ def _tune_garbage_collector() -> None:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from open_langgraph.auth.loading import load_auth
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.server.app import ServerSettings, create_app
+    from open_langgraph.server.security import is_loopback_host
     from open_langgraph.storage.sqlite.process_lock import DatabaseInUse, DatabaseLock
 
     try:
         config = load_config(find_config_file(args.config))
-        if config.auth_path is not None:
-            # Serving without the authentication a config asks for would expose every
-            # thread; refuse until auth handlers are implemented.
-            raise ConfigError(
-                config.path,
-                "auth",
-                "authentication is not implemented yet; remove the key to serve without auth",
-            )
         for key, value in config.env.items():
             os.environ.setdefault(key, value)
-        graphs = GraphRegistry(config)
+        graphs = GraphRegistry(config)  # puts `dependencies` on sys.path, which auth may need
+        # A config asking for auth that cannot be loaded is refused, never served openly.
+        auth = load_auth(config)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -111,11 +107,19 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    if auth is None and not is_loopback_host(args.host):
+        logging.getLogger("open_langgraph").warning(
+            "serving on %s without authentication: anyone who can reach this address can "
+            "read and change every thread and run; set `auth.path` in %s",
+            args.host,
+            config.path.name,
+        )
     settings = ServerSettings(
         config=config,
         db_path=Path(args.db),
         max_concurrency=args.max_concurrency,
         host=args.host,
+        auth=auth,
     )
     app = create_app(settings, graphs)
     _tune_garbage_collector()

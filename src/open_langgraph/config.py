@@ -224,6 +224,18 @@ def load_config(path: Path) -> AppConfig:
     )
 
 
+def split_target(config_path: Path, key: str, target: Any) -> tuple[str, str]:
+    """`location`, `attribute` of a `location:attribute` string, or a `ConfigError`."""
+    if not isinstance(target, str) or target.count(":") != 1:
+        raise ConfigError(
+            config_path, key, "must be 'path/to/file.py:attribute' or 'package.module:attribute'"
+        )
+    location, attribute = target.split(":")
+    if not location or not attribute.isidentifier():
+        raise ConfigError(config_path, key, f"{target!r} needs a path and an attribute name")
+    return location, attribute
+
+
 def _parse_graphs(path: Path, value: Any) -> dict[str, GraphSpec]:
     if value is None:
         raise ConfigError(path, "graphs", "is required")
@@ -241,13 +253,7 @@ def _parse_graphs(path: Path, value: Any) -> dict[str, GraphSpec]:
             if description is not None and not isinstance(description, str):
                 raise ConfigError(path, f"{key}.description", "must be a string")
             entry = entry.get("path")
-        if not isinstance(entry, str) or entry.count(":") != 1:
-            raise ConfigError(
-                path, key, "must be 'path/to/file.py:attribute' or 'package.module:attribute'"
-            )
-        location, attribute = entry.split(":")
-        if not location or not attribute.isidentifier():
-            raise ConfigError(path, key, f"{entry!r} needs a path and an attribute name")
+        location, attribute = split_target(path, key, entry)
         graphs[graph_id] = GraphSpec(graph_id, location, attribute, description)
     if not graphs:
         raise ConfigError(path, "graphs", "must name at least one graph")
@@ -280,14 +286,29 @@ def _parse_env(path: Path, base: Path, value: Any) -> dict[str, str]:
     raise ConfigError(path, "env", "must be an object or the path of a .env file")
 
 
+#: Keys of langgraph.json's `auth`; only `path` changes anything here (docs/server.md).
+_AUTH_KEYS = ("path", "disable_studio_auth", "openapi", "cache")
+
+
 def _parse_auth(path: Path, value: Any) -> str | None:
+    """`auth.path`, the `langgraph_sdk.Auth` object to load (`auth/loading.py`); the other
+    Platform keys are accepted so an existing langgraph.json is served, and ignored."""
     if value is None:
         return None
     if not isinstance(value, dict):
         raise ConfigError(path, "auth", "must be an object like {'path': './auth.py:auth'}")
+    for key in value:
+        if key not in _AUTH_KEYS:
+            raise ConfigError(path, f"auth.{key}", f"unknown key; expected one of {_AUTH_KEYS}")
     auth_path = value.get("path")
     if auth_path is not None and not isinstance(auth_path, str):
         raise ConfigError(path, "auth.path", "must be a string")
+    disable_studio_auth = value.get("disable_studio_auth", False)
+    if not isinstance(disable_studio_auth, bool):
+        raise ConfigError(path, "auth.disable_studio_auth", "must be true or false")
+    for key in ("openapi", "cache"):
+        if key in value and not isinstance(value[key], dict):
+            raise ConfigError(path, f"auth.{key}", "must be an object")
     return auth_path
 
 

@@ -17,6 +17,18 @@ class NotFound(OLGError):
     status_code = 404
 
 
+class Unauthorized(OLGError):
+    """No authenticated user where an auth handler needs one."""
+
+    status_code = 401
+
+
+class Forbidden(OLGError):
+    """An authorization handler refused the action (it returned False)."""
+
+    status_code = 403
+
+
 class Conflict(OLGError):
     status_code = 409
 

@@ -190,3 +190,18 @@ async def test_thread_errors(client: LangGraphClient):
         await client.threads.search(status="sleeping")  # type: ignore[arg-type]
     assert await _status(err) == 422
     assert "status" in err.value.response.json()["detail"]
+
+
+async def test_state_of_a_thread_whose_run_failed_on_conflicting_writes(client: LangGraphClient):
+    # `goto` b runs a and b in one step; both write `count`, so the run fails, leaving
+    # conflicting pending writes that reading the state must not trip over.
+    thread_id = (await client.threads.create())["thread_id"]
+    failed = await client.runs.wait(
+        thread_id, "counter", command={"goto": "b", "update": {"count": 0}}, raise_error=False
+    )
+    assert failed["__error__"]["error"] == "InvalidUpdateError"
+    state = await client.threads.get_state(thread_id)
+    assert state["values"]["count"] == 0
+    assert sorted(state["next"]) == ["a", "b"]
+    history = await client.threads.get_history(thread_id, limit=1)
+    assert history[0]["checkpoint"] == state["checkpoint"]

@@ -127,11 +127,31 @@ def _graph_sees_config_env(d: Path) -> Case:
     return Case(_config(d, text), "graphs.agent", "got s3cr3t")
 
 
-def _auth_not_enforced(d: Path) -> Case:
+def _auth_file_missing(d: Path) -> Case:
     # Serving openly a config that asks for authentication would expose every thread.
     _write(d, "agent.py", GOOD_GRAPH)
     text = '{"graphs": {"agent": "./agent.py:graph"}, "auth": {"path": "./auth.py:auth"}}'
-    return Case(_config(d, text), "auth", "not implemented")
+    return Case(_config(d, text), "auth.path", "'./auth.py' does not exist")
+
+
+def _auth_not_an_auth_object(d: Path) -> Case:
+    _write(d, "agent.py", GOOD_GRAPH)
+    _write(d, "auth.py", "def auth(headers):\n    return 'me'\n")
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "auth": {"path": "./auth.py:auth"}}'
+    return Case(_config(d, text), "auth.path", "not a langgraph_sdk.Auth")
+
+
+def _auth_without_authenticate(d: Path) -> Case:
+    # Only authorization handlers: every request would be anonymous.
+    _write(d, "agent.py", GOOD_GRAPH)
+    _write(
+        d,
+        "auth.py",
+        "from langgraph_sdk import Auth\nauth = Auth()\n\n\n@auth.on\n"
+        "async def deny(ctx, value):\n    return False\n",
+    )
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "auth": {"path": "./auth.py:auth"}}'
+    return Case(_config(d, text), "auth.path", "no @auth.authenticate handler")
 
 
 def _factory_signature_unusable(d: Path) -> Case:
@@ -149,7 +169,9 @@ def _graph_module_exits(d: Path) -> Case:
 
 
 CASES: dict[str, Callable[[Path], Case]] = {
-    "auth-not-enforced": _auth_not_enforced,
+    "auth-file-missing": _auth_file_missing,
+    "auth-not-an-auth-object": _auth_not_an_auth_object,
+    "auth-without-authenticate": _auth_without_authenticate,
     "factory-signature-unusable": _factory_signature_unusable,
     "graph-module-exits": _graph_module_exits,
     "invalid-json": _invalid_json,

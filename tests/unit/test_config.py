@@ -209,6 +209,17 @@ def test_auth_path(tmp_path: Path) -> None:
     assert load_config(path).auth_path == "./auth.py:auth"
 
 
+def test_auth_keys_of_the_platform_are_accepted(tmp_path: Path) -> None:
+    # Accepted (and ignored) so an existing langgraph.json is served unchanged.
+    auth = {
+        "path": "./auth.py:auth",
+        "disable_studio_auth": True,
+        "openapi": {"securitySchemes": {}},
+        "cache": {"ttl_seconds": 60},
+    }
+    assert load_config(write(tmp_path, {"graphs": GRAPHS, "auth": auth})).auth_path == auth["path"]
+
+
 def test_cors(tmp_path: Path) -> None:
     cors = {
         "allow_origins": ["https://app.example"],
@@ -359,6 +370,14 @@ BAD_CONFIGS: list[tuple[str, Any, str, str]] = [
     # auth
     ("auth string", {"graphs": GRAPHS, "auth": "./auth.py:auth"}, "auth", "must be an object"),
     ("auth path number", {"graphs": GRAPHS, "auth": {"path": 1}}, "auth.path", "string"),
+    ("auth unknown key", {"graphs": GRAPHS, "auth": {"pth": "a.py:x"}}, "auth.pth", "unknown"),
+    (
+        "auth studio flag",
+        {"graphs": GRAPHS, "auth": {"path": "a.py:x", "disable_studio_auth": "yes"}},
+        "auth.disable_studio_auth",
+        "true or false",
+    ),
+    ("auth cache list", {"graphs": GRAPHS, "auth": {"cache": []}}, "auth.cache", "an object"),
     # http.cors
     ("http list", {"graphs": GRAPHS, "http": []}, "http", "must be an object"),
     ("cors list", {"graphs": GRAPHS, "http": {"cors": ["*"]}}, "http.cors", "must be an object"),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[2] / "src" / "open_langgraph"
-BELOW_HTTP = ["services", "runtime", "storage", "models", "envs", "tools"]
+BELOW_HTTP = ["auth", "services", "runtime", "storage", "models", "envs", "tools"]
 
 
 def _imports(path: Path) -> set[str]:

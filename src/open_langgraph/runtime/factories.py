@@ -83,12 +83,13 @@ def factory_arguments(fn: Callable[..., Any]) -> FactoryArguments:
 
 
 def server_runtime(
-    access: AccessContext, store: BaseStore, context: Any = None
+    access: AccessContext, store: BaseStore, context: Any = None, user: Any = None
 ) -> _ExecutionRuntime[Any] | _ReadRuntime[Any]:
-    """The runtime a factory receives: with the run's context only when it executes a run."""
+    """The runtime a factory receives: with the run's context only when it executes a run,
+    and `user`, the authenticated user the graph is built for (None without auth)."""
     if access == "threads.create_run":
-        return _ExecutionRuntime(access_context=access, user=None, store=store, context=context)
-    return _ReadRuntime(access_context=access, user=None, store=store)
+        return _ExecutionRuntime(access_context=access, user=user, store=store, context=context)
+    return _ReadRuntime(access_context=access, user=user, store=store)
 
 
 @contextlib.asynccontextmanager

@@ -8,8 +8,6 @@ time a graph is needed, so they can build it from that run's configuration.
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.util
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -24,6 +22,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from open_langgraph.config import AppConfig, ConfigError, GraphSpec
+from open_langgraph.importing import import_attribute
 from open_langgraph.runtime.factories import (
     AccessContext,
     FactoryArguments,
@@ -42,40 +41,15 @@ class LoadedGraph:
     arguments: FactoryArguments | None = None
 
 
-def _one_line(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-
-
 def _import_target(config_path: Path, spec: GraphSpec) -> Any:
     """Import the module named by a spec and return its attribute."""
-    location = spec.path
-    key = f"graphs.{spec.graph_id}"
-    if location.endswith(".py") or "/" in location:
-        file = (config_path.parent / location).resolve()
-        if not file.is_file():
-            raise ConfigError(config_path, key, f"file {location!r} does not exist")
-        module_name = f"olg_graph_{spec.graph_id}_{abs(hash(str(file)))}"
-        module_spec = importlib.util.spec_from_file_location(module_name, file)
-        if module_spec is None or module_spec.loader is None:
-            raise ConfigError(config_path, key, f"cannot import {location!r}")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[module_name] = module
-        try:
-            module_spec.loader.exec_module(module)
-        except (Exception, SystemExit) as exc:
-            raise ConfigError(
-                config_path, key, f"importing {location!r} failed: {_one_line(exc)}"
-            ) from exc
-    else:
-        try:
-            module = importlib.import_module(location)
-        except (Exception, SystemExit) as exc:
-            raise ConfigError(
-                config_path, key, f"importing module {location!r} failed: {_one_line(exc)}"
-            ) from exc
-    if not hasattr(module, spec.attribute):
-        raise ConfigError(config_path, key, f"{location!r} has no attribute {spec.attribute!r}")
-    return getattr(module, spec.attribute)
+    return import_attribute(
+        config_path,
+        f"graphs.{spec.graph_id}",
+        spec.path,
+        spec.attribute,
+        f"olg_graph_{spec.graph_id}",
+    )
 
 
 def _as_pregel(value: Any) -> Pregel | None:
@@ -144,18 +118,20 @@ class GraphRegistry:
         *,
         access: AccessContext = "threads.read",
         context: Any = None,
+        user: Any = None,
     ) -> AsyncIterator[Pregel]:
         """The graph for `config` with our checkpointer attached, while the block runs.
 
         A factory returning a context manager keeps it entered for the block, so the resources
-        it opened for a run live exactly as long as the run.
+        it opened for a run live exactly as long as the run. `user` becomes the factory's
+        `runtime.user`: the run's user, or the user of the request reading the graph.
         """
         loaded = self._graphs[graph_id]
         if loaded.graph is not None:
             yield loaded.graph
             return
         assert loaded.factory is not None and loaded.arguments is not None
-        runtime = server_runtime(access, self.store, context)
+        runtime = server_runtime(access, self.store, context, user)
         made = loaded.factory(**loaded.arguments(config or {}, runtime))
         async with entered(made) as result:
             graph = _as_pregel(result)

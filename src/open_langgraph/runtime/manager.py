@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from open_langgraph.auth.users import USER_KEY, stored_run_user
 from open_langgraph.errors import Conflict
 from open_langgraph.runtime.broker import Broker, RunEventStream
 from open_langgraph.runtime.execution import stream_graph
@@ -219,6 +220,14 @@ class RunManager:
                 handle.started_at = utc_now()
                 handle.stream.publish("metadata", dumps({"run_id": handle.run_id, "attempt": 1}))
                 graph_id = kwargs["config"]["configurable"]["graph_id"]
+                user = stored_run_user(kwargs["config"])
+                if user is not None:
+                    # The graph gets the user as an object (`.identity`), as on the Platform.
+                    configurable = {**kwargs["config"]["configurable"], USER_KEY: user}
+                    kwargs = {
+                        **kwargs,
+                        "config": {**kwargs["config"], "configurable": configurable},
+                    }
                 async with (
                     timer,
                     self._graphs.open(
@@ -226,6 +235,7 @@ class RunManager:
                         kwargs["config"],
                         access="threads.create_run",
                         context=kwargs.get("context"),
+                        user=user,
                     ) as graph,
                 ):
                     final_values = await stream_graph(graph, kwargs, handle.stream)
@@ -430,8 +440,9 @@ class RunManager:
         config = {"configurable": {"thread_id": handle.thread_id}}
         if graph is not None:
             return thread_update_from(await graph.aget_state(config), busy=busy)
-        graph_id = handle.run["kwargs"]["config"]["configurable"]["graph_id"]
-        async with self._graphs.open(graph_id, handle.run["kwargs"]["config"]) as opened:
+        config = handle.run["kwargs"]["config"]
+        graph_id = config["configurable"]["graph_id"]
+        async with self._graphs.open(graph_id, config, user=stored_run_user(config)) as opened:
             return thread_update_from(await opened.aget_state(config), busy=busy)
 
 

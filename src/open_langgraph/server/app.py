@@ -9,15 +9,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI
+from langgraph_sdk import Auth
 from starlette.middleware.cors import CORSMiddleware
 
 from open_langgraph import __version__
+from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.config import AppConfig, CorsConfig
 from open_langgraph.redact import install_log_redaction
 from open_langgraph.runtime.broker import Broker
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
 from open_langgraph.runtime.webhooks import WebhookSender
+from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
@@ -46,6 +49,8 @@ class ServerSettings:
     max_concurrency: int = 32
     host: str | None = None
     """The address `olg serve` binds; on a loopback one, other `Host` names are refused."""
+    auth: Auth | None = None
+    """The config's `auth.path` object (`auth/loading.py`); None serves without auth."""
 
 
 # Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
@@ -100,13 +105,21 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 webhooks=webhooks,
                 run_timeout_seconds=settings.config.limits.run_timeout_seconds,
             )
-            assistant_service = AssistantService(storage, graphs)
+            authorizer = Authorizer(settings.auth)
+            assistant_service = AssistantService(storage, graphs, authorizer)
             await assistant_service.ensure_system_assistants()
             sweeper = ThreadSweeper(storage, manager, settings.config.thread_ttl)
             event_sweeper = EventSweeper(storage, settings.config.limits)
             app.state.services = Services(
                 assistants=assistant_service,
-                threads=ThreadService(storage, graphs, manager, broker, settings.config.thread_ttl),
+                threads=ThreadService(
+                    storage,
+                    graphs,
+                    manager,
+                    broker,
+                    settings.config.thread_ttl,
+                    authorizer,
+                ),
                 runs=RunService(
                     storage,
                     graphs,
@@ -116,9 +129,10 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                     settings.config.default_config,
                     webhooks,
                     settings.config.thread_ttl,
+                    authorizer,
                 ),
                 manager=manager,
-                thread_streams=ThreadStreams(storage, broker),
+                thread_streams=ThreadStreams(storage, broker, authorizer),
             )
             await manager.recover()
             sweeper.start()
@@ -138,6 +152,9 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         description="The LangGraph Platform API, self-hosted.",
         lifespan=lifespan,
     )
+    if settings.auth is not None:
+        # Innermost: a 401 still carries CORS headers, a body read for the handler is bounded.
+        app.add_middleware(AuthMiddleware, auth=settings.auth)
     # Inside CORS, so a 413 still carries CORS headers a browser client can read.
     app.add_middleware(RequestLimitsMiddleware, limits=settings.config.limits)
     _add_cors(app, settings.config.cors)

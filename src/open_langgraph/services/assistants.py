@@ -9,10 +9,14 @@ from typing import Any, Literal
 
 from langgraph.pregel import Pregel
 
+from open_langgraph.auth.authorize import Authorizer
+from open_langgraph.auth.context import current_user
+from open_langgraph.auth.filters import stamped
 from open_langgraph.errors import InvalidInput, NotFound
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.introspection import graph_drawing, graph_schemas, subgraph_schemas
 from open_langgraph.storage.base import ASSISTANT_SORT_FIELDS, SortOrder, Storage
+from open_langgraph.storage.filters import matches_auth_filter
 
 # The namespace LangGraph Platform derives system assistant ids from, so an id a client
 # stored against the Platform names the same assistant here.
@@ -32,9 +36,15 @@ def is_uuid(value: str) -> bool:
 
 
 class AssistantService:
-    def __init__(self, storage: Storage, graphs: GraphRegistry) -> None:
+    """Each action asks the authorizer for the request user's filter (`assistants.<action>`)
+    and works only inside it; an assistant outside is answered like a missing one."""
+
+    def __init__(
+        self, storage: Storage, graphs: GraphRegistry, authorizer: Authorizer | None = None
+    ) -> None:
         self._storage = storage
         self._graphs = graphs
+        self._auth = authorizer or Authorizer()
 
     async def ensure_system_assistants(self) -> None:
         """One assistant per configured graph, created on first start and kept after."""
@@ -63,9 +73,27 @@ class AssistantService:
 
     async def get(self, assistant_id: str) -> dict[str, Any]:
         resolved = self.resolve_id(assistant_id)
+        auth_filter = await self._auth.authorize("assistants", "read", {"assistant_id": resolved})
+        assistant = await self._storage.get_assistant(resolved, auth_filter)
+        if assistant is None:
+            raise NotFound(f"Assistant {assistant_id} not found")
+        return assistant
+
+    async def for_run(self, assistant_id: str) -> dict[str, Any]:
+        """The assistant a run uses. As on LangGraph Platform, a graph's system assistant is
+        usable by every user; another assistant only inside the user's read filter."""
+        resolved = self.resolve_id(assistant_id)
         assistant = await self._storage.get_assistant(resolved)
         if assistant is None:
             raise NotFound(f"Assistant {assistant_id} not found")
+        if resolved != system_assistant_id(assistant["graph_id"]):
+            auth_filter = await self._auth.authorize(
+                "assistants", "read", {"assistant_id": resolved}
+            )
+            if auth_filter is not None and not matches_auth_filter(
+                assistant["metadata"], auth_filter
+            ):
+                raise NotFound(f"Assistant {assistant_id} not found")
         return assistant
 
     def _check_graph(self, graph_id: str) -> None:
@@ -94,15 +122,27 @@ class AssistantService:
             # The Platform mirrors `configurable` into `context` for graphs read through
             # `Runtime.context`; clients see the same here.
             context = dict(config.get("configurable", {}))
+        value = {
+            "assistant_id": assistant_id or str(uuid.uuid4()),
+            "graph_id": graph_id,
+            "config": config,
+            "context": context,
+            "metadata": dict(metadata or {}),
+            "if_exists": if_exists,
+            "name": name or "Untitled",
+            "description": description,
+        }
+        auth_filter = await self._auth.authorize("assistants", "create", value)
         return await self._storage.create_assistant(
-            assistant_id=assistant_id or str(uuid.uuid4()),
+            assistant_id=value["assistant_id"],
             graph_id=graph_id,
             config=config,
             context=context,
-            metadata=metadata or {},
-            name=name or "Untitled",
+            metadata=stamped(value["metadata"], auth_filter),
+            name=value["name"],
             description=description,
             if_exists=if_exists,
+            auth_filter=auth_filter,
         )
 
     async def patch(self, assistant_id: str, changes: dict[str, Any]) -> dict[str, Any]:
@@ -111,13 +151,25 @@ class AssistantService:
         changes = {k: v for k, v in changes.items() if v is not None or k == "description"}
         if "graph_id" in changes:
             self._check_graph(changes["graph_id"])
-        updated = await self._storage.patch_assistant(self.resolve_id(assistant_id), changes)
+        resolved = self.resolve_id(assistant_id)
+        auth_filter = None
+        if self._auth.enabled:
+            value = {"assistant_id": resolved, **changes}
+            value["metadata"] = dict(changes.get("metadata") or {})
+            auth_filter = await self._auth.authorize("assistants", "update", value)
+            # The filter's owner keys are kept: an update cannot move it out of the filter.
+            metadata = stamped(value["metadata"], auth_filter)
+            if metadata or "metadata" in changes:
+                changes = {**changes, "metadata": metadata}
+        updated = await self._storage.patch_assistant(resolved, changes, auth_filter)
         if updated is None:
             raise NotFound(f"Assistant {assistant_id} not found")
         return updated
 
     async def delete(self, assistant_id: str) -> None:
-        if not await self._storage.delete_assistant(self.resolve_id(assistant_id)):
+        resolved = self.resolve_id(assistant_id)
+        auth_filter = await self._auth.authorize("assistants", "delete", {"assistant_id": resolved})
+        if not await self._storage.delete_assistant(resolved, auth_filter):
             raise NotFound(f"Assistant {assistant_id} not found")
 
     async def search(
@@ -134,6 +186,14 @@ class AssistantService:
         sort_by = sort_by or "created_at"
         if sort_by not in ASSISTANT_SORT_FIELDS:
             raise InvalidInput(f"sort_by must be one of {sorted(ASSISTANT_SORT_FIELDS)}")
+        value = {
+            "graph_id": graph_id,
+            "name": name,
+            "metadata": metadata,
+            "limit": limit,
+            "offset": offset,
+        }
+        auth_filter = await self._auth.authorize("assistants", "search", value)
         return await self._storage.search_assistants(
             graph_id=graph_id,
             name=name,
@@ -142,12 +202,17 @@ class AssistantService:
             offset=offset,
             sort_by=sort_by,
             sort_order=sort_order or "desc",
+            auth_filter=auth_filter,
         )
 
     async def count(
         self, *, graph_id: str | None, name: str | None, metadata: dict[str, Any] | None
     ) -> int:
-        return await self._storage.count_assistants(graph_id=graph_id, name=name, metadata=metadata)
+        value = {"graph_id": graph_id, "name": name, "metadata": metadata}
+        auth_filter = await self._auth.authorize("assistants", "search", value)
+        return await self._storage.count_assistants(
+            graph_id=graph_id, name=name, metadata=metadata, auth_filter=auth_filter
+        )
 
     async def versions(
         self, assistant_id: str, *, metadata: dict[str, Any] | None, limit: int, offset: int
@@ -158,7 +223,13 @@ class AssistantService:
         )
 
     async def set_latest(self, assistant_id: str, version: int) -> dict[str, Any]:
-        assistant = await self.get(assistant_id)
+        resolved = self.resolve_id(assistant_id)
+        auth_filter = await self._auth.authorize(
+            "assistants", "update", {"assistant_id": resolved, "version": version}
+        )
+        assistant = await self._storage.get_assistant(resolved, auth_filter)
+        if assistant is None:
+            raise NotFound(f"Assistant {assistant_id} not found")
         updated = await self._storage.set_latest_assistant_version(
             assistant["assistant_id"], version
         )
@@ -171,7 +242,10 @@ class AssistantService:
         if assistant["graph_id"] not in self._graphs:
             raise NotFound(f"Graph {assistant['graph_id']!r} of this assistant is not served")
         async with self._graphs.open(
-            assistant["graph_id"], assistant["config"], access="assistants.read"
+            assistant["graph_id"],
+            assistant["config"],
+            access="assistants.read",
+            user=current_user(),
         ) as graph:
             yield graph
 

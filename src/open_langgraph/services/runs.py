@@ -8,6 +8,10 @@ from typing import Any, Literal, cast
 
 from langchain_core.runnables import RunnableConfig
 
+from open_langgraph.auth.authorize import Authorizer
+from open_langgraph.auth.context import current_user
+from open_langgraph.auth.filters import stamped
+from open_langgraph.auth.users import run_user_keys, strip_reserved
 from open_langgraph.config import ThreadTTLConfig
 from open_langgraph.errors import Conflict, InvalidInput, NotFound
 from open_langgraph.runtime.broker import Broker
@@ -25,7 +29,7 @@ from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.run_request import RunCreate
 from open_langgraph.services.thread_ttl import arm, requested_ttl
 from open_langgraph.services.threads import check_uuid
-from open_langgraph.storage.base import RunStatus, Storage, StoredEvent, ThreadUpdate
+from open_langgraph.storage.base import AuthFilter, RunStatus, Storage, StoredEvent, ThreadUpdate
 
 FINISHED = frozenset({"success", "error", "interrupted", "timeout"})
 
@@ -44,6 +48,11 @@ def _check_payload(payload: RunCreate) -> None:
 
 
 class RunService:
+    """Runs are reached through their thread: every action authorizes as the Platform does
+    (`threads.create_run` to create, `threads.read` to read, join and stream, `threads.update`
+    to cancel, `threads.delete` to delete) and finds the thread inside the user's filter, or
+    answers 404."""
+
     def __init__(
         self,
         storage: Storage,
@@ -54,6 +63,7 @@ class RunService:
         default_config: dict[str, Any],
         webhooks: WebhookSender,
         ttl_defaults: ThreadTTLConfig | None = None,
+        authorizer: Authorizer | None = None,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
@@ -63,6 +73,7 @@ class RunService:
         self._default_config = default_config
         self._webhooks = webhooks
         self._ttl_defaults = ttl_defaults or ThreadTTLConfig()
+        self._auth = authorizer or Authorizer()
 
     # -- creating --------------------------------------------------------------------------
     async def create(self, thread_id: str | None, payload: RunCreate) -> RunHandle:
@@ -71,28 +82,39 @@ class RunService:
         stream_modes = normalize_stream_modes(payload.stream_mode)
         if payload.webhook is not None:
             await self._webhooks.check(payload.webhook)
-        assistant = await self._assistants.get(payload.assistant_id)
+        stateless = thread_id is None
+        if thread_id is not None:
+            check_uuid(thread_id, "thread ID")
+        run_id = str(uuid.uuid4())
+        run_value = self._create_run_value(thread_id, run_id, payload)
+        run_filter = await self._auth.authorize("threads", "create_run", run_value)
+        metadata = dict(run_value.get("metadata") or {})
+        assistant = await self._assistants.for_run(payload.assistant_id)
         graph_id = assistant["graph_id"]
         if graph_id not in self._graphs:
             raise NotFound(f"Graph {graph_id!r} of assistant {payload.assistant_id} is not served")
 
-        stateless = thread_id is None
-        run_id = str(uuid.uuid4())
-        metadata = dict(payload.metadata or {})
         if stateless:
             # The temporary thread is created once the request has passed every check.
             thread_id = str(uuid.uuid4())
-            thread: dict[str, Any] = {"metadata": {}}
+            thread_metadata = await self._new_thread_metadata(thread_id, "raise", run_filter)
+            thread: dict[str, Any] = {"metadata": thread_metadata}
         else:
             assert thread_id is not None
-            check_uuid(thread_id, "thread ID")
-            found = await self._storage.get_thread(thread_id)
+            found = await self._storage.get_thread(thread_id, run_filter)
             if found is None:
                 if payload.if_not_exists != "create":
                     raise NotFound(f"Thread with ID {thread_id} not found")
-                found = await self._storage.create_thread(
-                    thread_id=thread_id, metadata={}, if_exists="do_nothing"
-                )
+                new_metadata = await self._new_thread_metadata(thread_id, "do_nothing", run_filter)
+                try:
+                    found = await self._storage.create_thread(
+                        thread_id=thread_id,
+                        metadata=new_metadata,
+                        if_exists="do_nothing",
+                        auth_filter=run_filter,
+                    )
+                except Conflict:  # another user's thread: missing, as far as this one knows
+                    raise NotFound(f"Thread with ID {thread_id} not found") from None
                 await arm(self._storage, thread_id, requested_ttl(None, self._ttl_defaults))
             thread = found
 
@@ -123,9 +145,17 @@ class RunService:
         }
         for field in ("interrupt_before", "interrupt_after"):
             config.pop(field, None)
+        # Only the server names the run's user: `langgraph_auth_*` keys a client (or an
+        # assistant's config) set are dropped.
+        config["configurable"] = strip_reserved(config["configurable"])
+        user = current_user()
+        if user is not None:
+            config["configurable"].update(run_user_keys(user))
         await self._check_graph_inputs(graph_id, config, breakpoints, checkpoint)
         if stateless:
-            await self._storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
+            await self._storage.create_thread(
+                thread_id=thread_id, metadata=thread["metadata"], if_exists="raise"
+            )
         else:
             await self._manager.prepare_thread(thread_id, payload.multitask_strategy or "enqueue")
 
@@ -136,7 +166,9 @@ class RunService:
             "input": payload.input,
             "command": payload.command.model_dump(exclude_unset=True) if payload.command else None,
             "config": config,
-            "context": {**(assistant.get("context") or {}), **(payload.context or {})},
+            "context": strip_reserved(
+                {**(assistant.get("context") or {}), **(payload.context or {})}
+            ),
             "stream_mode": stream_modes,
             "interrupt_before": breakpoints.get("interrupt_before"),
             "interrupt_after": breakpoints.get("interrupt_after"),
@@ -167,6 +199,44 @@ class RunService:
         )
         return self._manager.submit(run, started=starts_now)
 
+    @staticmethod
+    def _create_run_value(thread_id: str | None, run_id: str, payload: RunCreate) -> dict[str, Any]:
+        """What a `threads.create_run` handler gets, shaped as the Platform's `RunsCreate`."""
+        return {
+            "thread_id": thread_id,
+            "assistant_id": payload.assistant_id,
+            "run_id": run_id,
+            "status": "pending",
+            "metadata": dict(payload.metadata or {}),
+            "prevent_insert_if_inflight": True,
+            "multitask_strategy": payload.multitask_strategy or "enqueue",
+            "if_not_exists": payload.if_not_exists or "reject",
+            "after_seconds": payload.after_seconds or 0,
+            "kwargs": {
+                "input": payload.input,
+                "command": payload.command.model_dump(exclude_unset=True)
+                if payload.command
+                else None,
+                "config": payload.config,
+                "context": payload.context,
+                "stream_mode": payload.stream_mode,
+                "webhook": payload.webhook,
+                "temporary": thread_id is None,
+            },
+        }
+
+    async def _new_thread_metadata(
+        self, thread_id: str, if_exists: str, run_filter: AuthFilter | None
+    ) -> dict[str, Any]:
+        """Metadata of a thread a run creates (stateless, or `if_not_exists="create"`): the
+        user's `threads.create` handler decides it as for any new thread, and both filters'
+        owner keys are written in, so the user finds the thread again."""
+        if not self._auth.enabled:
+            return {}
+        value = {"thread_id": thread_id, "metadata": {}, "if_exists": if_exists}
+        create_filter = await self._auth.authorize("threads", "create", value)
+        return stamped(value["metadata"], create_filter, run_filter)
+
     async def _check_graph_inputs(
         self,
         graph_id: str,
@@ -185,7 +255,10 @@ class RunService:
         if named:
             # Built only when node names need checking: a factory graph may be costly to make.
             async with self._graphs.open(
-                graph_id, cast(RunnableConfig, config), access="assistants.read"
+                graph_id,
+                cast(RunnableConfig, config),
+                access="assistants.read",
+                user=current_user(),
             ) as graph:
                 nodes_of_graph = list(graph.nodes)
             for field, nodes in named.items():
@@ -208,11 +281,29 @@ class RunService:
                 raise NotFound(f"Checkpoint {checkpoint['checkpoint_id']} not found")
 
     # -- reading ---------------------------------------------------------------------------
-    async def get(self, thread_id: str, run_id: str) -> dict[str, Any]:
+    async def get(
+        self,
+        thread_id: str,
+        run_id: str,
+        auth_action: Literal["read", "update", "delete"] = "read",
+        **value: Any,
+    ) -> dict[str, Any]:
+        """The run, if it is on the thread and the thread is inside the user's filter for
+        `auth_action` (a run of another user's thread is as missing as an unknown id)."""
         check_uuid(thread_id, "thread ID")
         check_uuid(run_id, "run ID")
+        auth_filter = await self._auth.authorize(
+            "threads", auth_action, {"thread_id": thread_id, "run_id": run_id, **value}
+        )
         run = await self._storage.get_run(run_id)
-        if run is None or run["thread_id"] != thread_id:
+        if (
+            run is None
+            or run["thread_id"] != thread_id
+            or (
+                auth_filter is not None
+                and await self._storage.get_thread(thread_id, auth_filter) is None
+            )
+        ):
             raise NotFound(f"Run {run_id} not found on thread {thread_id}")
         return run
 
@@ -220,13 +311,14 @@ class RunService:
         self, thread_id: str, *, limit: int, offset: int, status: RunStatus | None
     ) -> list[dict[str, Any]]:
         check_uuid(thread_id, "thread ID")
-        if await self._storage.get_thread(thread_id) is None:
+        auth_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
+        if await self._storage.get_thread(thread_id, auth_filter) is None:
             raise NotFound(f"Thread with ID {thread_id} not found")
         runs = await self._storage.list_runs(thread_id, limit=limit, offset=offset, status=status)
         return [public_run(r) for r in runs]
 
     async def delete(self, thread_id: str, run_id: str) -> None:
-        run = await self.get(thread_id, run_id)
+        run = await self.get(thread_id, run_id, "delete")
         if run["status"] not in FINISHED or self._manager.handle(run_id) is not None:
             raise Conflict(f"Run {run_id} is {run['status']}; cancel it before deleting it")
         await self._storage.delete_runs([run_id])
@@ -265,7 +357,7 @@ class RunService:
     async def cancel(
         self, thread_id: str, run_id: str, *, action: CancelAction, wait: bool
     ) -> None:
-        run = await self.get(thread_id, run_id)
+        run = await self.get(thread_id, run_id, "update", action=action)
         if self._manager.handle(run_id) is None:
             raise Conflict(f"Run {run_id} is {run['status']}; there is nothing to cancel")
         await self._manager.cancel(thread_id, [run_id], action=action, wait=wait)
@@ -280,15 +372,41 @@ class RunService:
     ) -> int:
         if run_ids is None and thread_id is None and status is None:
             raise InvalidInput("give run_ids, thread_id or status to choose the runs to cancel")
+        value = {
+            "thread_id": thread_id,
+            "action": action,
+            "metadata": {"run_ids": run_ids, "status": status},
+        }
+        auth_filter = await self._auth.authorize("threads", "update", value)
         if run_ids is not None:
-            return await self._manager.cancel(thread_id, run_ids, action=action, wait=False)
-        candidates = (
-            self._manager.thread_runs(thread_id) if thread_id else self._manager.all_handles()
-        )
-        # A run has a task once it started executing (or is waiting out after_seconds).
-        chosen = [
-            h.run_id
-            for h in candidates
-            if status in (None, "all") or (status == "running") == (h.task is not None)
-        ]
+            chosen = list(run_ids)
+        else:
+            candidates = (
+                self._manager.thread_runs(thread_id) if thread_id else self._manager.all_handles()
+            )
+            # A run has a task once it started executing (or is waiting out after_seconds).
+            chosen = [
+                h.run_id
+                for h in candidates
+                if status in (None, "all") or (status == "running") == (h.task is not None)
+            ]
+        if auth_filter is not None:
+            chosen = await self._runs_inside(chosen, auth_filter)
         return await self._manager.cancel(thread_id, chosen, action=action, wait=False)
+
+    async def _runs_inside(self, run_ids: list[str], auth_filter: AuthFilter) -> list[str]:
+        """The runs (of this process) whose thread is inside the filter; others are left
+        alone as if they did not exist."""
+        allowed: dict[str, bool] = {}
+        inside = []
+        for run_id in run_ids:
+            handle = self._manager.handle(run_id)
+            if handle is None:
+                continue
+            thread_id = handle.thread_id
+            if thread_id not in allowed:
+                found = await self._storage.get_thread(thread_id, auth_filter)
+                allowed[thread_id] = found is not None
+            if allowed[thread_id]:
+                inside.append(run_id)
+        return inside

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable
 from typing import Literal, get_args
 
+from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.errors import InvalidInput, NotFound
 from open_langgraph.runtime.broker import (
     RUN_END_SUFFIX,
@@ -76,17 +77,23 @@ def _reconnect_error(exc: SlowConsumer) -> ThreadEvent:
 
 
 class ThreadStreams:
-    def __init__(self, storage: Storage, broker: Broker) -> None:
+    def __init__(
+        self, storage: Storage, broker: Broker, authorizer: Authorizer | None = None
+    ) -> None:
         self._storage = storage
         self._broker = broker
+        self._auth = authorizer or Authorizer()
 
     async def open(
         self, thread_id: str, *, last_event_id: str | None, modes: set[str]
     ) -> AsyncIterator[ThreadEvent]:
         """Validate now (so errors are 4xx, not a broken stream), then return the stream."""
         check_uuid(thread_id, "thread ID")
-        if await self._storage.get_thread(thread_id) is None:
+        auth_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
+        if await self._storage.get_thread(thread_id, auth_filter) is None:
             raise NotFound(f"Thread with ID {thread_id} not found")
+        # A Last-Event-ID naming another thread's run is refused below: only this thread's
+        # runs are replayed.
         resume_from = _parse_last_event_id(last_event_id) if last_event_id else None
         runs: list[str] = []
         if resume_from is not None:

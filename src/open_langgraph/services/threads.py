@@ -12,8 +12,11 @@ from langgraph.errors import InvalidUpdateError
 from langgraph.pregel import Pregel
 from langgraph.types import StateUpdate
 
+from open_langgraph.auth.authorize import Authorizer
+from open_langgraph.auth.context import current_user
+from open_langgraph.auth.filters import stamped
 from open_langgraph.config import ThreadTTLConfig
-from open_langgraph.errors import BadRequest, Conflict, InvalidInput, NotFound
+from open_langgraph.errors import BadRequest, Conflict, Forbidden, InvalidInput, NotFound
 from open_langgraph.runtime.broker import Broker, ThreadEvent
 from open_langgraph.runtime.factories import AccessContext
 from open_langgraph.runtime.graphs import GraphRegistry
@@ -30,10 +33,12 @@ from open_langgraph.services.thread_extract import extracted, parse_extract
 from open_langgraph.services.thread_ttl import arm, requested_ttl
 from open_langgraph.storage.base import (
     THREAD_SORT_FIELDS,
+    AuthFilter,
     SortOrder,
     Storage,
     ThreadStatus,
 )
+from open_langgraph.storage.filters import matches_auth_filter
 
 
 def check_uuid(value: str, what: str) -> str:
@@ -69,6 +74,10 @@ def _superstep_graph(
 
 
 class ThreadService:
+    """Every method that reaches a thread first asks the authorizer (`auth/authorize.py`)
+    for the request user's filter for its action, and reads or writes only inside it: a
+    thread outside is answered like a missing one."""
+
     def __init__(
         self,
         storage: Storage,
@@ -76,20 +85,27 @@ class ThreadService:
         runs: RunManager,
         broker: Broker,
         ttl_defaults: ThreadTTLConfig | None = None,
+        authorizer: Authorizer | None = None,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
         self._runs = runs
         self._broker = broker
         self._ttl_defaults = ttl_defaults or ThreadTTLConfig()
+        self._auth = authorizer or Authorizer()
 
     async def get(self, thread_id: str, *, include_ttl: bool = False) -> dict[str, Any]:
         check_uuid(thread_id, "thread ID")
-        thread = await self._storage.get_thread(thread_id)
-        if thread is None:
-            raise NotFound(f"Thread with ID {thread_id} not found")
+        auth_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
+        thread = await self._get(thread_id, auth_filter)
         if include_ttl:
             thread["ttl"] = await self._storage.get_thread_ttl(thread_id)
+        return thread
+
+    async def _get(self, thread_id: str, auth_filter: AuthFilter | None) -> dict[str, Any]:
+        thread = await self._storage.get_thread(thread_id, auth_filter)
+        if thread is None:
+            raise NotFound(f"Thread with ID {thread_id} not found")
         return thread
 
     async def create(
@@ -105,16 +121,29 @@ class ThreadService:
             check_uuid(thread_id, "thread ID")
         thread_ttl = requested_ttl(ttl, self._ttl_defaults)
         graph_id = _superstep_graph(metadata, supersteps, self._graphs)
+        new_id = thread_id or str(uuid.uuid4())
+        value = {
+            "thread_id": new_id,
+            "metadata": dict(metadata or {}),
+            "if_exists": if_exists,
+            "ttl": ttl,
+        }
+        auth_filter = await self._auth.authorize("threads", "create", value)
+        metadata = stamped(value["metadata"], auth_filter)
         if graph_id is not None and thread_id is not None:
             existing = await self._storage.get_thread(thread_id)
             if existing is not None:
-                if if_exists == "raise":
+                outside = auth_filter is not None and not matches_auth_filter(
+                    existing["metadata"], auth_filter
+                )
+                if if_exists == "raise" or outside:
                     raise Conflict(f"Thread with ID {thread_id} already exists")
                 return existing  # supersteps build a new thread; never rewrite this one
         thread = await self._storage.create_thread(
-            thread_id=thread_id or str(uuid.uuid4()),
-            metadata=metadata or {},
+            thread_id=new_id,
+            metadata=metadata,
             if_exists=if_exists,
+            auth_filter=auth_filter,
         )
         await arm(self._storage, thread["thread_id"], thread_ttl)
         if graph_id is not None and supersteps:
@@ -140,14 +169,16 @@ class ThreadService:
             for updates in supersteps
         ]
         try:
-            async with self._graphs.open(graph_id, config, access="threads.update") as graph:
+            async with self._graphs.open(
+                graph_id, config, access="threads.update", user=current_user()
+            ) as graph:
                 await graph.abulk_update_state(config, steps)
                 snapshot = await graph.aget_state(config)
         except (ValueError, KeyError, TypeError, InvalidUpdateError) as exc:
             await self._storage.delete_thread(thread_id)
             raise BadRequest(f"supersteps: cannot apply them to graph {graph_id!r}: {exc}") from exc
         await self._storage.update_thread(thread_id, thread_update_from(snapshot))
-        return await self.get(thread_id)
+        return await self._get(thread_id, None)
 
     async def patch(
         self,
@@ -158,36 +189,50 @@ class ThreadService:
         check_uuid(thread_id, "thread ID")
         # Only an explicit TTL changes it; the config's default is for new threads.
         thread_ttl = requested_ttl(ttl, self._ttl_defaults) if ttl is not None else None
-        thread = await self._storage.patch_thread(thread_id, metadata)
+        value = {"thread_id": thread_id, "metadata": dict(metadata)}
+        auth_filter = await self._auth.authorize("threads", "update", value)
+        # The filter's owner keys are kept: a patch cannot move the thread out of it.
+        metadata = stamped(value["metadata"], auth_filter)
+        thread = await self._storage.patch_thread(thread_id, metadata, auth_filter)
         if thread is None:
             raise NotFound(f"Thread with ID {thread_id} not found")
         await arm(self._storage, thread_id, thread_ttl)
         return thread
 
     async def delete(self, thread_id: str) -> None:
-        await self.get(thread_id)
+        check_uuid(thread_id, "thread ID")
+        auth_filter = await self._auth.authorize("threads", "delete", {"thread_id": thread_id})
+        await self._get(thread_id, auth_filter)
         active = [h.run_id for h in self._runs.thread_runs(thread_id)]
         if active:
             await self._runs.cancel(thread_id, active, action="interrupt", wait=True)
-        if not await self._storage.delete_thread(thread_id):
+        if not await self._storage.delete_thread(thread_id, auth_filter):
             raise NotFound(f"Thread with ID {thread_id} not found")
 
     async def delete_where(self, *, metadata: dict[str, Any]) -> int:
-        """Delete every thread whose metadata contains `metadata`; returns how many."""
-        deleted = 0
+        """Delete every thread whose metadata contains `metadata` and that the request's user
+        may delete (others are left alone); returns how many."""
+        auth_filter = await self._auth.authorize(
+            "threads", "search", {"metadata": dict(metadata), "limit": 100, "offset": 0}
+        )
+        deleted = skipped = 0
         while batch := await self._storage.search_threads(
             ids=None,
             metadata=metadata,
             values=None,
             status=None,
             limit=100,
-            offset=0,
+            offset=skipped,
             sort_by="created_at",
             sort_order="asc",
+            auth_filter=auth_filter,
         ):
             for thread in batch:
-                await self.delete(thread["thread_id"])
-                deleted += 1
+                try:
+                    await self.delete(thread["thread_id"])
+                    deleted += 1
+                except (NotFound, Forbidden):
+                    skipped += 1
         return deleted
 
     async def search(
@@ -207,6 +252,15 @@ class ThreadService:
         if sort_by not in THREAD_SORT_FIELDS:
             raise InvalidInput(f"sort_by must be one of {sorted(THREAD_SORT_FIELDS)}")
         paths = parse_extract(extract) if extract else None
+        value = {
+            "metadata": metadata,
+            "values": values,
+            "status": status,
+            "limit": limit,
+            "offset": offset,
+            "ids": ids,
+        }
+        auth_filter = await self._auth.authorize("threads", "search", value)
         found = await self._storage.search_threads(
             ids=ids,
             metadata=metadata,
@@ -216,6 +270,7 @@ class ThreadService:
             offset=offset,
             sort_by=sort_by,
             sort_order=sort_order or "desc",
+            auth_filter=auth_filter,
         )
         if paths:
             for thread in found:
@@ -229,11 +284,29 @@ class ThreadService:
         values: dict[str, Any] | None,
         status: ThreadStatus | None,
     ) -> int:
-        return await self._storage.count_threads(metadata=metadata, values=values, status=status)
+        value = {"metadata": metadata, "values": values, "status": status}
+        auth_filter = await self._auth.authorize("threads", "search", value)
+        return await self._storage.count_threads(
+            metadata=metadata, values=values, status=status, auth_filter=auth_filter
+        )
 
     async def copy(self, thread_id: str) -> dict[str, Any]:
-        await self.get(thread_id)
-        copied = await self._storage.copy_thread(thread_id, str(uuid.uuid4()))
+        """A new thread with the thread's state; its metadata is the original's, with the
+        copier's create filter written in (the copy belongs to whoever made it)."""
+        check_uuid(thread_id, "thread ID")
+        read_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
+        source = await self._get(thread_id, read_filter)
+        new_id = str(uuid.uuid4())
+        metadata = None
+        if self._auth.enabled:
+            value = {
+                "thread_id": new_id,
+                "metadata": dict(source["metadata"]),
+                "if_exists": "raise",
+            }
+            create_filter = await self._auth.authorize("threads", "create", value)
+            metadata = stamped(value["metadata"], create_filter)
+        copied = await self._storage.copy_thread(thread_id, new_id, read_filter, metadata)
         if copied is None:
             raise NotFound(f"Thread with ID {thread_id} not found")
         return copied
@@ -243,9 +316,15 @@ class ThreadService:
     ) -> int:
         for thread_id in thread_ids:
             check_uuid(thread_id, "thread ID")
-            if self._runs.is_busy(thread_id):
+        auth_filter = await self._auth.authorize(
+            "threads", "delete", {"thread_ids": list(thread_ids)}
+        )
+        for thread_id in thread_ids:
+            if self._runs.is_busy(thread_id) and (
+                auth_filter is None or await self._storage.get_thread(thread_id, auth_filter)
+            ):
                 raise Conflict(f"Thread {thread_id} has runs in progress; cancel them first")
-        return await self._storage.prune_threads(thread_ids, strategy)
+        return await self._storage.prune_threads(thread_ids, strategy, auth_filter)
 
     # -- state -----------------------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -260,7 +339,7 @@ class ThreadService:
         if graph_id not in self._graphs:
             raise NotFound(f"Graph {graph_id!r} of this thread is not served")
         config: RunnableConfig = {"configurable": {"thread_id": thread["thread_id"]}}
-        async with self._graphs.open(graph_id, config, access=access) as graph:
+        async with self._graphs.open(graph_id, config, access=access, user=current_user()) as graph:
             yield graph
 
     async def state(
@@ -271,9 +350,14 @@ class ThreadService:
             if graph is None:
                 snapshot = None
             else:
-                snapshot = await graph.aget_state(
-                    _checkpoint_config(thread_id, checkpoint), subgraphs=subgraphs
-                )
+                config = _checkpoint_config(thread_id, checkpoint)
+                try:
+                    snapshot = await graph.aget_state(config, subgraphs=subgraphs)
+                except InvalidUpdateError:
+                    # The pending writes of the step a run failed on conflict (that is why
+                    # it failed) and reading the state re-applies them; the checkpoint is
+                    # intact, and history reads it without them.
+                    snapshot = await anext(aiter(graph.aget_state_history(config, limit=1)), None)
         if snapshot is None or snapshot.created_at is None:
             if checkpoint and checkpoint.get("checkpoint_id"):
                 raise NotFound(f"Checkpoint {checkpoint['checkpoint_id']} not found")
@@ -318,7 +402,9 @@ class ThreadService:
         as_node: str | None,
         checkpoint: dict[str, Any] | None,
     ) -> dict[str, Any]:
-        thread = await self.get(thread_id)
+        check_uuid(thread_id, "thread ID")
+        auth_filter = await self._auth.authorize("threads", "update", {"thread_id": thread_id})
+        thread = await self._get(thread_id, auth_filter)
         if self._runs.is_busy(thread_id):
             raise Conflict(f"Thread {thread_id} is busy with a run; wait for it to finish")
         async with self._graph_for(thread, "threads.update") as graph:

@@ -19,6 +19,9 @@ RunStatus = Literal["pending", "running", "error", "success", "timeout", "interr
 SortOrder = Literal["asc", "desc"]
 #: What sweeping a thread does: remove it, or keep it with only its latest checkpoint.
 TTLStrategy = Literal["delete", "keep_latest"]
+#: An authorization filter over a resource's metadata (`storage/filters.py`): methods taking
+#: one act only on the resources inside it, and treat the others as missing.
+AuthFilter = dict[str, Any]
 
 ASSISTANT_SORT_FIELDS = frozenset({"assistant_id", "graph_id", "name", "created_at", "updated_at"})
 THREAD_SORT_FIELDS = frozenset(
@@ -93,20 +96,26 @@ class Storage(abc.ABC):
         name: str,
         description: str | None,
         if_exists: Literal["raise", "do_nothing"],
+        auth_filter: AuthFilter | None = None,
     ) -> dict[str, Any]:
-        """Insert version 1 of an assistant; raises `Conflict` if it exists and if_exists=raise."""
+        """Insert version 1 of an assistant; raises `Conflict` if it exists and if_exists=raise,
+        or if it exists outside `auth_filter` (never handing out another user's assistant)."""
 
     @abc.abstractmethod
-    async def get_assistant(self, assistant_id: str) -> dict[str, Any] | None: ...
+    async def get_assistant(
+        self, assistant_id: str, auth_filter: AuthFilter | None = None
+    ) -> dict[str, Any] | None: ...
 
     @abc.abstractmethod
     async def patch_assistant(
-        self, assistant_id: str, changes: dict[str, Any]
+        self, assistant_id: str, changes: dict[str, Any], auth_filter: AuthFilter | None = None
     ) -> dict[str, Any] | None:
         """Write a new version with `changes` applied (metadata merges) and make it latest."""
 
     @abc.abstractmethod
-    async def delete_assistant(self, assistant_id: str) -> bool: ...
+    async def delete_assistant(
+        self, assistant_id: str, auth_filter: AuthFilter | None = None
+    ) -> bool: ...
 
     @abc.abstractmethod
     async def search_assistants(
@@ -119,11 +128,17 @@ class Storage(abc.ABC):
         offset: int,
         sort_by: str,
         sort_order: SortOrder,
+        auth_filter: AuthFilter | None = None,
     ) -> list[dict[str, Any]]: ...
 
     @abc.abstractmethod
     async def count_assistants(
-        self, *, graph_id: str | None, name: str | None, metadata: dict[str, Any] | None
+        self,
+        *,
+        graph_id: str | None,
+        name: str | None,
+        metadata: dict[str, Any] | None,
+        auth_filter: AuthFilter | None = None,
     ) -> int: ...
 
     @abc.abstractmethod
@@ -145,18 +160,23 @@ class Storage(abc.ABC):
         thread_id: str,
         metadata: dict[str, Any],
         if_exists: Literal["raise", "do_nothing"],
-    ) -> dict[str, Any]: ...
+        auth_filter: AuthFilter | None = None,
+    ) -> dict[str, Any]:
+        """Insert a thread; an existing one is returned (`do_nothing`) only when it lies
+        inside `auth_filter`, else `Conflict`."""
 
     @abc.abstractmethod
-    async def get_thread(self, thread_id: str) -> dict[str, Any] | None: ...
-
-    @abc.abstractmethod
-    async def patch_thread(
-        self, thread_id: str, metadata: dict[str, Any]
+    async def get_thread(
+        self, thread_id: str, auth_filter: AuthFilter | None = None
     ) -> dict[str, Any] | None: ...
 
     @abc.abstractmethod
-    async def delete_thread(self, thread_id: str) -> bool:
+    async def patch_thread(
+        self, thread_id: str, metadata: dict[str, Any], auth_filter: AuthFilter | None = None
+    ) -> dict[str, Any] | None: ...
+
+    @abc.abstractmethod
+    async def delete_thread(self, thread_id: str, auth_filter: AuthFilter | None = None) -> bool:
         """Delete the thread with its runs, their events and its checkpoints."""
 
     @abc.abstractmethod
@@ -171,6 +191,7 @@ class Storage(abc.ABC):
         offset: int,
         sort_by: str,
         sort_order: SortOrder,
+        auth_filter: AuthFilter | None = None,
     ) -> list[dict[str, Any]]: ...
 
     @abc.abstractmethod
@@ -180,17 +201,30 @@ class Storage(abc.ABC):
         metadata: dict[str, Any] | None,
         values: dict[str, Any] | None,
         status: ThreadStatus | None,
+        auth_filter: AuthFilter | None = None,
     ) -> int: ...
 
     @abc.abstractmethod
     async def update_thread(self, thread_id: str, update: ThreadUpdate) -> None: ...
 
     @abc.abstractmethod
-    async def copy_thread(self, thread_id: str, new_thread_id: str) -> dict[str, Any] | None:
-        """Copy the thread row and all its checkpoints under a new id."""
+    async def copy_thread(
+        self,
+        thread_id: str,
+        new_thread_id: str,
+        auth_filter: AuthFilter | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> dict[str, Any] | None:
+        """Copy the thread row and all its checkpoints under a new id; `metadata`, when
+        given, replaces the copy's metadata."""
 
     @abc.abstractmethod
-    async def prune_threads(self, thread_ids: Sequence[str], strategy: TTLStrategy) -> int: ...
+    async def prune_threads(
+        self,
+        thread_ids: Sequence[str],
+        strategy: TTLStrategy,
+        auth_filter: AuthFilter | None = None,
+    ) -> int: ...
 
     @abc.abstractmethod
     async def set_thread_ttl(

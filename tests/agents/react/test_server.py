@@ -8,10 +8,12 @@ never the wording of an answer.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
@@ -135,3 +137,51 @@ async def test_second_question_is_answered_with_the_first_turn_in_view(
     assert final[-1]["type"] == "ai" and not final[-1].get("tool_calls")
     history = await client.threads.get_history(thread_id, limit=100)
     assert len(history) > 4
+
+
+@pytest.mark.timeout(600)
+async def test_a_seed_style_config_with_auth_serves_react_agent_to_its_user(
+    tmp_path: Path,
+) -> None:
+    """`graphs` + `auth` + `env`, as the ReAct guide registers its agents: the agent is served
+    to an authenticated client only, and its thread is the caller's alone."""
+    (tmp_path / ".env").write_text(
+        "OLG_API_KEYS=alice:alice-key,bob:bob-key\nOLG_MODEL=local/smollm2-135m\n"
+        "OLG_SEARCH_DOCS=\nTAVILY_API_KEY=\n"
+    )
+    config = tmp_path / "open_langgraph.json"
+    config.write_text(
+        json.dumps(
+            {
+                "dependencies": [str(PROJECT_ROOT)],
+                "graphs": {"react_agent": f"{PROJECT_ROOT}/graphs/react_agent/graph.py:graph"},
+                "auth": {"path": f"{PROJECT_ROOT}/examples/auth/api_key_auth.py:auth"},
+                "env": ".env",
+            }
+        )
+    )
+    server = ServerProcess(config, tmp_path / "olg.db", tmp_path / "server.log")
+    server.start()
+    alice = get_client(url=server.url, api_key="alice-key")
+    bob = get_client(url=server.url, api_key="bob-key")
+    try:
+        async with httpx.AsyncClient(base_url=server.url) as nobody:
+            refused = await nobody.post("/threads", json={})
+        assert refused.status_code == 401
+        thread_id = (await alice.threads.create())["thread_id"]
+        result = await alice.runs.wait(
+            thread_id,
+            "react_agent",
+            input={"messages": [{"role": "user", "content": "hi"}]},
+            config=BOUNDED,
+            context=SHORT,
+        )
+        assert result["messages"][-1]["type"] == "ai"
+        assert await bob.threads.search() == []
+        with pytest.raises(httpx.HTTPStatusError) as hidden:
+            await bob.threads.get_state(thread_id)
+        assert hidden.value.response.status_code == 404
+    finally:
+        for client in (alice, bob):
+            await client.http.client.aclose()
+        server.stop()

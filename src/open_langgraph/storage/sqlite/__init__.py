@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from open_langgraph.storage.base import Storage
-from open_langgraph.storage.filters import json_contains
+from open_langgraph.storage.filters import json_contains, json_matches_auth_filter
 from open_langgraph.storage.sqlite._inline import WalCheckpointer, connect_inline
 from open_langgraph.storage.sqlite.assistants import AssistantsMixin
 from open_langgraph.storage.sqlite.runs import RunsMixin
@@ -117,6 +117,9 @@ class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, Storage):
         await self.conn.execute("PRAGMA busy_timeout=0")
         await self.conn.execute("PRAGMA wal_autocheckpoint=0")
         await self.conn.create_function("olg_json_contains", 2, json_contains, deterministic=True)
+        await self.conn.create_function(
+            "olg_auth_filter", 2, json_matches_auth_filter, deterministic=True
+        )
         await self.conn.executescript(_SCHEMA)
         await self.conn.execute(
             "INSERT OR IGNORE INTO olg_meta (key, value) VALUES ('schema_version', ?)",

@@ -9,7 +9,7 @@ from typing import Any
 import aiosqlite
 import orjson
 
-from open_langgraph.storage.base import SortOrder
+from open_langgraph.storage.base import AuthFilter, SortOrder
 from open_langgraph.storage.sqlite._saver import SqliteCheckpointer
 
 ASSISTANT_COLUMNS = (
@@ -32,6 +32,47 @@ def dump(value: Any) -> str:
 
 def load(text: str | None) -> Any:
     return None if text is None else orjson.loads(text)
+
+
+def _string_equality(key: str, condition: Any) -> str | None:
+    """The value of a `key == "string"` condition SQLite can check natively, else None."""
+    if isinstance(condition, dict) and len(condition) == 1 and "$eq" in condition:
+        condition = condition["$eq"]
+    if isinstance(condition, str) and key and not any(c in key for c in '"\\'):
+        return condition
+    return None
+
+
+def auth_condition(auth_filter: AuthFilter) -> tuple[str, tuple[Any, ...]]:
+    """SQL keeping the rows whose `metadata` lies inside an authorization filter.
+
+    Equality with a string (`{"owner": x}`, by far the most common filter) is checked with
+    SQLite's own JSON functions, in C; the rest of the filter goes to `olg_auth_filter`
+    (`storage/filters.py`), which parses each row's metadata in Python.
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
+    rest: dict[str, Any] = {}
+    for key, condition in auth_filter.items():
+        value = None if key.startswith("$") else _string_equality(key, condition)
+        if value is None:
+            rest[key] = condition
+            continue
+        path = f'$."{key}"'
+        clauses.append("json_type(metadata, ?) = 'text' AND json_extract(metadata, ?) = ?")
+        params.extend((path, path, value))
+    if rest or not clauses:
+        clauses.append("olg_auth_filter(metadata, ?)")
+        params.append(dump(rest))
+    return " AND ".join(clauses), tuple(params)
+
+
+def auth_clause(auth_filter: AuthFilter | None) -> tuple[str, tuple[Any, ...]]:
+    """` AND <metadata inside the filter>` and its parameters, or nothing without a filter."""
+    if auth_filter is None:
+        return "", ()
+    condition, params = auth_condition(auth_filter)
+    return f" AND {condition}", params
 
 
 def order_clause(sort_by: str, sort_order: SortOrder) -> str:

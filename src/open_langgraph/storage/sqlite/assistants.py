@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from open_langgraph.errors import Conflict
-from open_langgraph.storage.base import SortOrder, utc_now
+from open_langgraph.storage.base import AuthFilter, SortOrder, utc_now
+from open_langgraph.storage.filters import matches_auth_filter
 from open_langgraph.storage.sqlite._db import (
     ASSISTANT_COLUMNS,
     SqliteBase,
     assistant_record,
+    auth_clause,
+    auth_condition,
     dump,
     order_clause,
 )
@@ -27,6 +30,7 @@ class AssistantsMixin(SqliteBase):
         name: str,
         description: str | None,
         if_exists: Literal["raise", "do_nothing"],
+        auth_filter: AuthFilter | None = None,
     ) -> dict[str, Any]:
         now = utc_now()
         async with self.transaction() as conn:
@@ -36,8 +40,11 @@ class AssistantsMixin(SqliteBase):
             ) as cur:
                 existing = await cur.fetchone()
             if existing is not None:
-                if if_exists == "do_nothing":
-                    return assistant_record(existing)
+                record = assistant_record(existing)
+                if if_exists == "do_nothing" and (
+                    auth_filter is None or matches_auth_filter(record["metadata"], auth_filter)
+                ):
+                    return record
                 raise Conflict(f"Assistant {assistant_id} already exists")
             values = (
                 assistant_id,
@@ -70,20 +77,25 @@ class AssistantsMixin(SqliteBase):
             "updated_at": now,
         }
 
-    async def get_assistant(self, assistant_id: str) -> dict[str, Any] | None:
+    async def get_assistant(
+        self, assistant_id: str, auth_filter: AuthFilter | None = None
+    ) -> dict[str, Any] | None:
+        allowed, params = auth_clause(auth_filter)
         row = await self.fetchone(
-            f"SELECT {ASSISTANT_COLUMNS} FROM assistants WHERE assistant_id = ?", (assistant_id,)
+            f"SELECT {ASSISTANT_COLUMNS} FROM assistants WHERE assistant_id = ?{allowed}",
+            (assistant_id, *params),
         )
         return None if row is None else assistant_record(row)
 
     async def patch_assistant(
-        self, assistant_id: str, changes: dict[str, Any]
+        self, assistant_id: str, changes: dict[str, Any], auth_filter: AuthFilter | None = None
     ) -> dict[str, Any] | None:
         now = utc_now()
+        allowed, params = auth_clause(auth_filter)
         async with self.transaction() as conn:
             async with conn.execute(
-                f"SELECT {ASSISTANT_COLUMNS} FROM assistants WHERE assistant_id = ?",
-                (assistant_id,),
+                f"SELECT {ASSISTANT_COLUMNS} FROM assistants WHERE assistant_id = ?{allowed}",
+                (assistant_id, *params),
             ) as cur:
                 row = await cur.fetchone()
             if row is None:
@@ -121,12 +133,17 @@ class AssistantsMixin(SqliteBase):
             )
         return updated
 
-    async def delete_assistant(self, assistant_id: str) -> bool:
+    async def delete_assistant(
+        self, assistant_id: str, auth_filter: AuthFilter | None = None
+    ) -> bool:
+        allowed, params = auth_clause(auth_filter)
         async with self.transaction() as conn:
             async with conn.execute(
-                "DELETE FROM assistants WHERE assistant_id = ?", (assistant_id,)
+                f"DELETE FROM assistants WHERE assistant_id = ?{allowed}", (assistant_id, *params)
             ) as cur:
                 deleted = cur.rowcount > 0
+            if not deleted:
+                return False
             await conn.execute(
                 "DELETE FROM assistant_versions WHERE assistant_id = ?", (assistant_id,)
             )
@@ -134,9 +151,16 @@ class AssistantsMixin(SqliteBase):
 
     @staticmethod
     def _assistant_filters(
-        graph_id: str | None, name: str | None, metadata: dict[str, Any] | None
+        graph_id: str | None,
+        name: str | None,
+        metadata: dict[str, Any] | None,
+        auth_filter: AuthFilter | None = None,
     ) -> tuple[str, list[Any]]:
         clauses, params = ["1=1"], []
+        if auth_filter is not None:
+            condition, condition_params = auth_condition(auth_filter)
+            clauses.append(condition)
+            params.extend(condition_params)
         if graph_id is not None:
             clauses.append("graph_id = ?")
             params.append(graph_id)
@@ -159,8 +183,9 @@ class AssistantsMixin(SqliteBase):
         offset: int,
         sort_by: str,
         sort_order: SortOrder,
+        auth_filter: AuthFilter | None = None,
     ) -> list[dict[str, Any]]:
-        where, params = self._assistant_filters(graph_id, name, metadata)
+        where, params = self._assistant_filters(graph_id, name, metadata, auth_filter)
         rows = await self.fetchall(
             f"SELECT {ASSISTANT_COLUMNS} FROM assistants WHERE {where} "
             f"{order_clause(sort_by, sort_order)} LIMIT ? OFFSET ?",
@@ -169,9 +194,14 @@ class AssistantsMixin(SqliteBase):
         return [assistant_record(r) for r in rows]
 
     async def count_assistants(
-        self, *, graph_id: str | None, name: str | None, metadata: dict[str, Any] | None
+        self,
+        *,
+        graph_id: str | None,
+        name: str | None,
+        metadata: dict[str, Any] | None,
+        auth_filter: AuthFilter | None = None,
     ) -> int:
-        where, params = self._assistant_filters(graph_id, name, metadata)
+        where, params = self._assistant_filters(graph_id, name, metadata, auth_filter)
         row = await self.fetchone(f"SELECT COUNT(*) FROM assistants WHERE {where}", params)
         return int(row[0]) if row else 0
 

@@ -10,6 +10,7 @@ import aiosqlite
 from open_langgraph.errors import Conflict
 from open_langgraph.storage.base import (
     UNSET,
+    AuthFilter,
     SortOrder,
     ThreadStatus,
     ThreadUpdate,
@@ -19,6 +20,8 @@ from open_langgraph.storage.base import (
 from open_langgraph.storage.sqlite._db import (
     THREAD_COLUMNS,
     SqliteBase,
+    auth_clause,
+    auth_condition,
     dump,
     order_clause,
     thread_record,
@@ -67,6 +70,16 @@ async def _delete_thread_rows(conn: aiosqlite.Connection, thread_id: str) -> int
         return cur.rowcount
 
 
+async def _thread_allowed(
+    conn: aiosqlite.Connection, thread_id: str, auth_filter: AuthFilter
+) -> bool:
+    allowed, params = auth_clause(auth_filter)
+    async with conn.execute(
+        f"SELECT 1 FROM threads WHERE thread_id = ?{allowed}", (thread_id, *params)
+    ) as cur:
+        return await cur.fetchone() is not None
+
+
 class ThreadsMixin(SqliteBase):
     async def create_thread(
         self,
@@ -74,6 +87,7 @@ class ThreadsMixin(SqliteBase):
         thread_id: str,
         metadata: dict[str, Any],
         if_exists: Literal["raise", "do_nothing"],
+        auth_filter: AuthFilter | None = None,
     ) -> dict[str, Any]:
         now = utc_now()
         async with (
@@ -99,28 +113,37 @@ class ThreadsMixin(SqliteBase):
                 "interrupts": {},
                 "error": None,
             }
-        if if_exists == "raise":
+        existing = None if if_exists == "raise" else await self.get_thread(thread_id, auth_filter)
+        if existing is None:
+            # Another user's thread is a conflict like any existing id, never handed out.
             raise Conflict(f"Thread with ID {thread_id} already exists")
-        existing = await self.get_thread(thread_id)
-        assert existing is not None
         return existing
 
-    async def get_thread(self, thread_id: str) -> dict[str, Any] | None:
+    async def get_thread(
+        self, thread_id: str, auth_filter: AuthFilter | None = None
+    ) -> dict[str, Any] | None:
+        allowed, params = auth_clause(auth_filter)
         row = await self.fetchone(
-            f"SELECT {THREAD_COLUMNS} FROM threads WHERE thread_id = ?", (thread_id,)
+            f"SELECT {THREAD_COLUMNS} FROM threads WHERE thread_id = ?{allowed}",
+            (thread_id, *params),
         )
         return None if row is None else thread_record(row)
 
-    async def patch_thread(self, thread_id: str, metadata: dict[str, Any]) -> dict[str, Any] | None:
+    async def patch_thread(
+        self, thread_id: str, metadata: dict[str, Any], auth_filter: AuthFilter | None = None
+    ) -> dict[str, Any] | None:
+        allowed, params = auth_clause(auth_filter)
         changed = await self.write(
             "UPDATE threads SET metadata = json_patch(metadata, ?), updated_at = ? "
-            "WHERE thread_id = ?",
-            (dump(metadata), utc_now(), thread_id),
+            f"WHERE thread_id = ?{allowed}",
+            (dump(metadata), utc_now(), thread_id, *params),
         )
         return await self.get_thread(thread_id) if changed else None
 
-    async def delete_thread(self, thread_id: str) -> bool:
+    async def delete_thread(self, thread_id: str, auth_filter: AuthFilter | None = None) -> bool:
         async with self.transaction() as conn:
+            if auth_filter is not None and not await _thread_allowed(conn, thread_id, auth_filter):
+                return False
             return await _delete_thread_rows(conn, thread_id) > 0
 
     @staticmethod
@@ -129,8 +152,13 @@ class ThreadsMixin(SqliteBase):
         metadata: dict[str, Any] | None,
         values: dict[str, Any] | None,
         status: ThreadStatus | None,
+        auth_filter: AuthFilter | None = None,
     ) -> tuple[str, list[Any]]:
         clauses, params = ["1=1"], []
+        if auth_filter is not None:
+            condition, condition_params = auth_condition(auth_filter)
+            clauses.append(condition)
+            params.extend(condition_params)
         if ids is not None:
             clauses.append(f"thread_id IN ({','.join('?' * len(ids))})")
             params.extend(ids)
@@ -156,8 +184,9 @@ class ThreadsMixin(SqliteBase):
         offset: int,
         sort_by: str,
         sort_order: SortOrder,
+        auth_filter: AuthFilter | None = None,
     ) -> list[dict[str, Any]]:
-        where, params = self._thread_filters(ids, metadata, values, status)
+        where, params = self._thread_filters(ids, metadata, values, status, auth_filter)
         rows = await self.fetchall(
             f"SELECT {THREAD_COLUMNS} FROM threads WHERE {where} "
             f"{order_clause(sort_by, sort_order)} LIMIT ? OFFSET ?",
@@ -171,8 +200,9 @@ class ThreadsMixin(SqliteBase):
         metadata: dict[str, Any] | None,
         values: dict[str, Any] | None,
         status: ThreadStatus | None,
+        auth_filter: AuthFilter | None = None,
     ) -> int:
-        where, params = self._thread_filters(None, metadata, values, status)
+        where, params = self._thread_filters(None, metadata, values, status, auth_filter)
         row = await self.fetchone(f"SELECT COUNT(*) FROM threads WHERE {where}", params)
         return int(row[0]) if row else 0
 
@@ -180,15 +210,31 @@ class ThreadsMixin(SqliteBase):
         async with self.transaction() as conn:
             await apply_thread_update(conn, thread_id, update)
 
-    async def copy_thread(self, thread_id: str, new_thread_id: str) -> dict[str, Any] | None:
+    async def copy_thread(
+        self,
+        thread_id: str,
+        new_thread_id: str,
+        auth_filter: AuthFilter | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> dict[str, Any] | None:
         now = utc_now()
+        allowed, params = auth_clause(auth_filter)
         async with self.transaction() as conn:
             async with conn.execute(
                 "INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, "
                 "metadata, status, config, state_values, interrupts, error) "
-                "SELECT ?, ?, ?, ?, metadata, CASE status WHEN 'busy' THEN 'idle' ELSE status "
-                "END, config, state_values, interrupts, error FROM threads WHERE thread_id = ?",
-                (new_thread_id, now, now, now, thread_id),
+                "SELECT ?, ?, ?, ?, COALESCE(?, metadata), CASE status WHEN 'busy' THEN 'idle' "
+                "ELSE status END, config, state_values, interrupts, error FROM threads "
+                f"WHERE thread_id = ?{allowed}",
+                (
+                    new_thread_id,
+                    now,
+                    now,
+                    now,
+                    None if metadata is None else dump(metadata),
+                    thread_id,
+                    *params,
+                ),
             ) as cur:
                 if cur.rowcount == 0:
                     return None
@@ -207,10 +253,19 @@ class ThreadsMixin(SqliteBase):
             )
         return await self.get_thread(new_thread_id)
 
-    async def prune_threads(self, thread_ids: Sequence[str], strategy: TTLStrategy) -> int:
+    async def prune_threads(
+        self,
+        thread_ids: Sequence[str],
+        strategy: TTLStrategy,
+        auth_filter: AuthFilter | None = None,
+    ) -> int:
         pruned = 0
         async with self.transaction() as conn:
             for thread_id in thread_ids:
+                if auth_filter is not None and not await _thread_allowed(
+                    conn, thread_id, auth_filter
+                ):
+                    continue
                 if strategy == "delete":
                     pruned += await _delete_thread_rows(conn, thread_id)
                     continue

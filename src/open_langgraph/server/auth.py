@@ -1,0 +1,76 @@
+"""ASGI middleware authenticating every request with the config's `@auth.authenticate`.
+
+It sits inside the request guard, CORS and body-limit middlewares (so a refusal still gets CORS
+headers a browser can read, and a body read for the handler is still size-bounded) and
+outside the routes. `/ok`, `/docs` and `/openapi.json` stay open. The user is kept for the
+request (`auth.context`) where the services find it when they authorize an action. A pure
+ASGI middleware costs one handler call per request: nothing is imported, read or parsed
+that the handler does not ask for.
+"""
+
+from __future__ import annotations
+
+from langgraph_sdk import Auth
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from open_langgraph.auth.authenticate import AuthenticationFailed, Authenticator
+from open_langgraph.auth.context import acting_as
+from open_langgraph.server.responses import JSONResponse
+
+#: Paths answered without a user: the health check and the API's documentation.
+OPEN_PATHS = frozenset({"/ok", "/docs", "/docs/oauth2-redirect", "/openapi.json"})
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that gives `body` once, then the connection's own messages
+    (`http.disconnect`)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+class AuthMiddleware:
+    def __init__(self, app: ASGIApp, auth: Auth) -> None:
+        self.app = app
+        self.authenticator = Authenticator(auth)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        body: bytes | None = None
+        handler_receive = receive
+        if self.authenticator.needs_body:
+            body = await _read_body(receive)
+            handler_receive = _replaying(body, receive)
+            receive = _replaying(body, receive)
+        try:
+            user = await self.authenticator.authenticate(scope, body, handler_receive)
+        except AuthenticationFailed as exc:
+            response = JSONResponse(
+                {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
+            )
+            await response(scope, receive, send)
+            return
+        scope["user"] = user
+        with acting_as(user):
+            await self.app(scope, receive, send)
