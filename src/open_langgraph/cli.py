@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from open_langgraph import __version__
 from open_langgraph.config import ConfigError, find_config_file, load_config
@@ -18,6 +19,8 @@ DEFAULT_PORT = 8123
 DEFAULT_DB = Path(".olg") / "olg.db"
 EXIT_CONFIG_ERROR = 2
 EXIT_DATABASE_IN_USE = 4  # 3 is uvicorn's own start-up failure
+EXIT_DATABASE_UNREACHABLE = 5
+_NEEDS_EXTRA = "olg: PostgreSQL needs the postgres extra: pip install 'open-langgraph[postgres]'"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
         "--db",
         default=os.environ.get("OLG_DB", str(DEFAULT_DB)),
         help="SQLite database file (default: ./.olg/olg.db)",
+    )
+    serve.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URI") or None,
+        help="postgresql://... to store everything in PostgreSQL instead of --db "
+        "(default: $DATABASE_URI)",
     )
     serve.add_argument(
         "--max-concurrency",
@@ -60,6 +69,17 @@ def _parser() -> argparse.ArgumentParser:
         description='olg run GRAPH "input" [--url URL] [--context JSON] [--input-json JSON]',
     )
     run.add_argument("run_args", nargs=argparse.REMAINDER)
+    db = commands.add_parser(
+        "db",
+        help="PostgreSQL schema versions",
+        description="olg db upgrade: apply missing migrations; olg db current: print the version",
+    )
+    db.add_argument("action", choices=["upgrade", "current"])
+    db.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URI") or None,
+        help="postgresql://... (default: $DATABASE_URI)",
+    )
     return parser
 
 
@@ -81,7 +101,7 @@ def _serve(args: argparse.Namespace) -> int:
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.server.app import ServerSettings, create_app
     from open_langgraph.server.security import is_loopback_host
-    from open_langgraph.storage.sqlite.process_lock import DatabaseInUse, DatabaseLock
+    from open_langgraph.storage.backend import database_label, is_postgres_url
 
     try:
         config = load_config(find_config_file(args.config))
@@ -96,13 +116,14 @@ def _serve(args: argparse.Namespace) -> int:
     if args.max_concurrency < 1:
         print("olg: --max-concurrency must be at least 1", file=sys.stderr)
         return EXIT_CONFIG_ERROR
-    try:
-        # Before anything reads or recovers the database (a bad config is reported first,
-        # whatever else runs); held until this process ends.
-        database_lock = DatabaseLock.acquire(args.db)
-    except DatabaseInUse as exc:
-        print(f"olg: {exc}", file=sys.stderr)
-        return EXIT_DATABASE_IN_USE
+    if args.database_url and not is_postgres_url(args.database_url):
+        print("olg: --database-url must start with postgresql:// or postgres://", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    # Before anything reads or recovers the database (a bad config is reported first,
+    # whatever else runs); held until this process ends.
+    database_lock, exit_code = _lock_database(args)
+    if database_lock is None:
+        return exit_code
 
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -117,6 +138,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = ServerSettings(
         config=config,
         db_path=Path(args.db),
+        database_url=args.database_url,
         max_concurrency=args.max_concurrency,
         host=args.host,
         auth=auth,
@@ -125,7 +147,7 @@ def _serve(args: argparse.Namespace) -> int:
     _tune_garbage_collector()
     print(
         f"olg: serving {', '.join(graphs.graph_ids)} on http://{args.host}:{args.port} "
-        f"(database {args.db})",
+        f"(database {database_label(args.database_url, Path(args.db))})",
         file=sys.stderr,
         flush=True,
     )
@@ -145,10 +167,91 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lock_database(args: argparse.Namespace) -> tuple[Any, int]:
+    """The serving lock of the chosen database, or None and the exit code to stop with."""
+    if not args.database_url:
+        from open_langgraph.storage.sqlite.process_lock import DatabaseInUse, DatabaseLock
+
+        try:
+            return DatabaseLock.acquire(args.db), 0
+        except DatabaseInUse as exc:
+            print(f"olg: {exc}", file=sys.stderr)
+            return None, EXIT_DATABASE_IN_USE
+    try:
+        import psycopg
+
+        from open_langgraph.storage.postgres import process_lock
+    except ImportError:
+        print(_NEEDS_EXTRA, file=sys.stderr)
+        return None, EXIT_CONFIG_ERROR
+    try:
+        return process_lock.DatabaseLock.acquire(args.database_url), 0
+    except process_lock.DatabaseInUse as exc:
+        print(f"olg: {exc}", file=sys.stderr)
+        return None, EXIT_DATABASE_IN_USE
+    except psycopg.Error as exc:
+        print(_cannot_open(args.database_url, exc), file=sys.stderr)
+        return None, EXIT_DATABASE_UNREACHABLE
+
+
+def _cannot_open(database_url: str, exc: Exception) -> str:
+    """One line naming the database (without its password) and the server's last word."""
+    from open_langgraph.storage.backend import database_label
+
+    lines = str(exc).strip().splitlines()
+    reason = lines[0].strip() if lines else type(exc).__name__
+    return f"olg: cannot open {database_label(database_url, Path())}: {reason}"
+
+
+def _db(args: argparse.Namespace) -> int:
+    """`olg db upgrade|current`: the PostgreSQL schema version, without starting a server."""
+    import asyncio
+
+    try:
+        import psycopg
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+        from open_langgraph.storage.postgres import connection_kwargs, migrations
+    except ImportError:
+        print(_NEEDS_EXTRA, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    from open_langgraph.storage.backend import is_postgres_url
+
+    if not args.database_url or not is_postgres_url(args.database_url):
+        print(
+            "olg: olg db needs --database-url or DATABASE_URI (postgresql://...)", file=sys.stderr
+        )
+        return EXIT_CONFIG_ERROR
+
+    async def run() -> str:
+        async with await psycopg.AsyncConnection.connect(
+            args.database_url, **connection_kwargs()
+        ) as conn:
+            if args.action == "upgrade":
+                applied = await migrations.upgrade(conn)
+                # LangGraph's checkpoint tables too, with the saver's own migrations.
+                await AsyncPostgresSaver(conn).setup()
+                done = ", ".join(map(str, applied)) if applied else "nothing to apply"
+                return f"applied: {done}; at version {await migrations.current(conn)}"
+            version = await migrations.current(conn)
+            state = "up to date" if version == migrations.LATEST else "run olg db upgrade"
+            shown = "none" if version is None else version
+            return f"{shown} (latest {migrations.LATEST}, {state})"
+
+    try:
+        print(asyncio.run(run()))
+    except psycopg.Error as exc:
+        print(_cannot_open(args.database_url, exc), file=sys.stderr)
+        return EXIT_DATABASE_UNREACHABLE
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "db":
+        return _db(args)
     if args.command == "webshop":
         from open_langgraph.envs.webshop.site import main as webshop_main
 

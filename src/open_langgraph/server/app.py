@@ -37,7 +37,7 @@ from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.thread_ttl import ThreadSweeper
 from open_langgraph.services.threads import ThreadService
-from open_langgraph.storage.sqlite import SqliteStorage
+from open_langgraph.storage.backend import database_label, open_storage
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +47,8 @@ class ServerSettings:
     config: AppConfig
     db_path: Path
     max_concurrency: int = 32
+    #: A `postgresql://` URL chooses the PostgreSQL backend; None keeps SQLite at `db_path`.
+    database_url: str | None = None
     host: str | None = None
     """The address `olg serve` binds; on a loopback one, other `Host` names are refused."""
     auth: Auth | None = None
@@ -93,7 +95,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_log_redaction()  # uvicorn has configured its log handlers by now
-        async with SqliteStorage.from_path(settings.db_path) as storage:
+        async with open_storage(settings.database_url, settings.db_path) as storage:
             graphs.bind(storage.checkpointer)
             broker = Broker(settings.config.limits.max_queued_events)
             webhooks = WebhookSender(settings.config.webhooks)
@@ -137,7 +139,11 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             await manager.recover()
             sweeper.start()
             event_sweeper.start()
-            logger.info("serving graphs %s from %s", graphs.graph_ids, settings.db_path)
+            logger.info(
+                "serving graphs %s from %s",
+                graphs.graph_ids,
+                database_label(settings.database_url, settings.db_path),
+            )
             try:
                 yield
             finally:

@@ -43,16 +43,29 @@ def install_error_handlers(app: FastAPI) -> None:
             {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
         )
 
-    @app.exception_handler(sqlite3.OperationalError)
-    async def _storage_unavailable(request: Request, exc: sqlite3.OperationalError) -> JSONResponse:
-        # A locked database (another writer past the busy wait) or a full disk: the request
-        # was fine and nothing was written; the client may try again.
+    async def _storage_unavailable(request: Request, exc: Exception) -> JSONResponse:
+        # A locked database (another writer past the busy wait), a full disk, a PostgreSQL
+        # server gone or a pool exhausted: the request was fine and nothing was written; the
+        # client may try again.
         logger.warning("storage failed on %s %s: %s", request.method, request.url.path, exc)
         return JSONResponse(
             {"detail": f"storage unavailable, nothing was changed: {exc}"},
             status_code=503,
             headers={"Retry-After": "1"},
         )
+
+    async def _unstorable(_: Request, exc: Exception) -> JSONResponse:
+        # PostgreSQL's JSONB refuses what SQLite stores (a \u0000 in a string): bad input.
+        return JSONResponse({"detail": f"value cannot be stored: {exc}"}, status_code=422)
+
+    app.add_exception_handler(sqlite3.OperationalError, _storage_unavailable)
+    try:
+        import psycopg
+    except ImportError:  # the postgres extra is not installed: SQLite only
+        pass
+    else:
+        app.add_exception_handler(psycopg.OperationalError, _storage_unavailable)
+        app.add_exception_handler(psycopg.errors.UntranslatableCharacter, _unstorable)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -326,8 +326,11 @@ class RunService:
     # -- waiting and streaming ---------------------------------------------------------------
     async def outcome(self, thread_id: str, run_id: str) -> RunOutcome:
         """Wait for the run to end (if it is ours and running) and return how it ended."""
-        run = await self.get(thread_id, run_id)
+        # The handle is taken before the read: a run settles (stored, then its handle
+        # dropped) while the read awaits the database, and a handle looked up after it could
+        # be gone with the status read still `running`.
         handle = self._manager.handle(run_id)
+        run = await self.get(thread_id, run_id)
         if handle is not None:
             return await self._manager.wait(handle)
         if run["status"] not in FINISHED:

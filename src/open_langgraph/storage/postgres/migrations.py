@@ -1,0 +1,188 @@
+"""Versioned schema of our PostgreSQL tables, applied in order at start-up or by `olg db upgrade`.
+
+Each step runs once, in its own transaction, and is recorded in `schema_migrations`; a
+database is never changed by editing an applied step, only by appending a new one. An
+advisory lock makes two servers starting on one database take turns instead of racing.
+LangGraph's checkpoint tables are not ours: the official saver migrates them (`setup()`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg import AsyncConnection
+
+# Any fixed 64-bit number naming "olg schema migrations" for pg_advisory_lock.
+_LOCK_KEY = 0x6F6C675F6D696772
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "assistants, threads, runs, run events, thread TTLs",
+        """
+CREATE TABLE assistants (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    assistant_id TEXT PRIMARY KEY,
+    graph_id TEXT NOT NULL,
+    config JSONB NOT NULL,
+    context JSONB NOT NULL,
+    metadata JSONB NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    version INTEGER NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX assistants_graph ON assistants (graph_id);
+CREATE INDEX assistants_metadata ON assistants USING GIN (metadata jsonb_path_ops);
+CREATE TABLE assistant_versions (
+    assistant_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    graph_id TEXT NOT NULL,
+    config JSONB NOT NULL,
+    context JSONB NOT NULL,
+    metadata JSONB NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    created_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (assistant_id, version)
+);
+CREATE TABLE threads (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    thread_id TEXT PRIMARY KEY,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    state_updated_at TIMESTAMPTZ NOT NULL,
+    metadata JSONB NOT NULL,
+    status TEXT NOT NULL,
+    config JSONB NOT NULL,
+    state_values JSONB,
+    interrupts JSONB NOT NULL,
+    error JSONB
+);
+CREATE INDEX threads_metadata ON threads USING GIN (metadata jsonb_path_ops);
+CREATE INDEX threads_status ON threads (status);
+CREATE TABLE thread_ttls (
+    thread_id TEXT PRIMARY KEY REFERENCES threads (thread_id) ON DELETE CASCADE,
+    strategy TEXT NOT NULL,
+    ttl_minutes DOUBLE PRECISION NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX thread_ttls_due ON thread_ttls (expires_at);
+CREATE TABLE runs (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    run_id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL,
+    assistant_id TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    status TEXT NOT NULL,
+    metadata JSONB NOT NULL,
+    kwargs JSONB NOT NULL,
+    multitask_strategy TEXT NOT NULL,
+    output JSONB,
+    error JSONB
+);
+CREATE INDEX runs_thread ON runs (thread_id, created_at);
+CREATE INDEX runs_status ON runs (status);
+CREATE INDEX runs_updated ON runs (updated_at);
+CREATE TABLE run_events (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    data BYTEA NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+-- RFC 7396 JSON merge patch, as SQLite's json_patch: objects merge recursively, null
+-- removes a key. Thread metadata updates mean the same on both backends.
+CREATE FUNCTION olg_merge_patch(target JSONB, patch JSONB) RETURNS JSONB
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    result JSONB;
+    k TEXT;
+    v JSONB;
+BEGIN
+    IF patch IS NULL OR jsonb_typeof(patch) <> 'object' THEN
+        RETURN patch;
+    END IF;
+    IF target IS NULL OR jsonb_typeof(target) <> 'object' THEN
+        result := '{}'::JSONB;
+    ELSE
+        result := target;
+    END IF;
+    FOR k, v IN SELECT * FROM jsonb_each(patch) LOOP
+        IF jsonb_typeof(v) = 'null' THEN
+            result := result - k;
+        ELSE
+            result := result || jsonb_build_object(k, olg_merge_patch(result -> k, v));
+        END IF;
+    END LOOP;
+    RETURN result;
+END
+$$;
+""",
+    ),
+)
+
+LATEST = MIGRATIONS[-1].version
+
+_CREATE_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)
+"""
+
+
+async def current(conn: AsyncConnection) -> int | None:
+    """The version the database is at; None before the first migration."""
+    cur = await conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL")
+    row = await cur.fetchone()
+    if not row or not _first(row):
+        return None
+    cur = await conn.execute("SELECT MAX(version) FROM schema_migrations")
+    row = await cur.fetchone()
+    version = None if row is None else _first(row)
+    return None if version is None else int(version)  # type: ignore[call-overload]
+
+
+async def upgrade(conn: AsyncConnection) -> list[int]:
+    """Apply every migration the database lacks, in order; returns the versions applied.
+
+    `conn` must be in autocommit mode: each step gets a transaction of its own, so a failing
+    step leaves the database at the previous version rather than half-changed.
+    """
+    applied: list[int] = []
+    await conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+    try:
+        await conn.execute(_CREATE_TABLE)
+        at = await current(conn) or 0
+        for step in MIGRATIONS:
+            if step.version <= at:
+                continue
+            async with conn.transaction():
+                await conn.execute(step.sql)  # type: ignore[arg-type]
+                await conn.execute(
+                    "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)",
+                    (step.version, step.name),
+                )
+            applied.append(step.version)
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
+    return applied
+
+
+def _first(row: object) -> object:
+    """The first column of a row, whichever row factory the connection uses."""
+    if isinstance(row, dict):
+        return next(iter(row.values()))
+    return row[0]  # type: ignore[index]

@@ -1,0 +1,52 @@
+"""PostgreSQL schema versions: applied once each, in order, recorded, and safe to re-run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from open_langgraph.storage.postgres import PostgresStorage, connection_kwargs, migrations
+from tests.fixtures.postgres import fresh_database
+
+
+@pytest.fixture
+def empty_database() -> Iterator[str]:
+    """A database of this test's own, with nothing in it yet."""
+    with fresh_database() as url:
+        yield url
+
+
+async def test_upgrade_applies_each_step_once_and_records_it(empty_database: str):
+    async with await psycopg.AsyncConnection.connect(empty_database, **connection_kwargs()) as conn:
+        assert await migrations.current(conn) is None
+        applied = await migrations.upgrade(conn)
+        assert applied == [m.version for m in migrations.MIGRATIONS]
+        assert await migrations.current(conn) == migrations.LATEST
+        assert await migrations.upgrade(conn) == []
+        cur = await conn.execute("SELECT version, name FROM schema_migrations ORDER BY version")
+        rows = await cur.fetchall()
+        assert [(r["version"], r["name"]) for r in rows] == [
+            (m.version, m.name) for m in migrations.MIGRATIONS
+        ]
+
+
+async def test_opening_storage_migrates_our_tables_and_the_checkpointers(empty_database: str):
+    async with PostgresStorage.from_url(empty_database) as storage:
+        await storage.create_thread(thread_id="t", metadata={}, if_exists="raise")
+        async with storage.pool.connection() as conn:
+            assert await migrations.current(conn) == migrations.LATEST
+            cur = await conn.execute("SELECT COUNT(*) AS n FROM checkpoint_migrations")
+            assert (await cur.fetchone())["n"] > 0
+    # Opening again finds everything in place and keeps the data.
+    async with PostgresStorage.from_url(empty_database) as storage:
+        assert await storage.get_thread("t") is not None
+
+
+async def test_an_unreachable_server_fails_at_open():
+    with pytest.raises(psycopg.OperationalError):
+        async with PostgresStorage.from_url(
+            "postgresql://postgres@127.0.0.1:1/none?connect_timeout=2"
+        ):
+            pass
