@@ -37,6 +37,15 @@ from types import FrameType
 from typing import Any, Literal
 
 import httpx
+from aegra_target import (
+    AEGRA_REQUIREMENTS,
+    DEFAULT_AEGRA_VENV,
+    DEFAULT_POSTGRES_URL,
+    DEFAULT_REDIS_URL,
+    AegraDeployment,
+    ensure_aegra_venv,
+)
+from aegra_target import HEALTH_PATH as AEGRA_HEALTH_PATH
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
@@ -64,12 +73,13 @@ ERROR_BACKOFF_S = 0.05
 # `--auth`'s interleaved threads.get phase: pairs per `--iterations` (cheap requests, so many).
 PAIRS_PER_ITERATION = 5
 
-ServerKey = Literal["ours", "auth", "ref"]
+ServerKey = Literal["ours", "auth", "ref", "aegra"]
 RowKind = Literal["latency", "throughput", "count"]
 SERVER_LABELS: dict[ServerKey, str] = {
     "ours": "ours",
     "auth": "ours + API-key auth",
     "ref": "langgraph dev",
+    "aegra": "aegra (Redis + PostgreSQL)",
 }
 
 
@@ -452,6 +462,11 @@ class ServerProcess:
     started_at: float = 0.0
     # The key every benchmark request to this server carries (only the `--auth` server has one).
     client_api_key: str | None = None
+    # Aegra has no GET /ok, so its health check asks another path.
+    health_path: str = "/ok"
+    # Called once the process is gone, to remove what the server needed outside of it (Aegra's
+    # database and Redis keys); it must report its own failures rather than raise.
+    on_stop: Callable[[], None] | None = None
 
     @property
     def url(self) -> str:
@@ -484,7 +499,7 @@ class ServerProcess:
                 raise ServerStartError(f"cannot run {self.argv[0]}: {exc}") from exc
 
     def wait_healthy(self, timeout: float) -> None:
-        """Poll GET /ok until 200, the process exits, or `timeout` passes since start."""
+        """Poll GET /ok (or `health_path`) until 200, the process exits, or `timeout` passes."""
         deadline = self.started_at + timeout
         with httpx.Client(trust_env=False, timeout=2.0) as http:
             while time.monotonic() < deadline:
@@ -492,17 +507,25 @@ class ServerProcess:
                     code = None if self.proc is None else self.proc.returncode
                     raise ServerStartError(f"exited with code {code} before becoming healthy")
                 with contextlib.suppress(httpx.HTTPError):
-                    if http.get(f"{self.url}/ok").status_code == 200:
+                    if http.get(f"{self.url}{self.health_path}").status_code == 200:
                         progress(f"{self.key}: healthy at {self.url}")
                         return
                 time.sleep(0.25)
-        raise ServerStartError(f"GET /ok did not return 200 within {timeout:g}s")
+        raise ServerStartError(f"GET {self.health_path} did not return 200 within {timeout:g}s")
 
     def failure_log(self) -> str:
         """The server's stderr (or stdout if stderr is empty), to show why it failed."""
         return tail(self.stderr_path) or tail(self.stdout_path)
 
     def stop(self, grace: float = 10.0) -> None:
+        """Stop the process, then run `on_stop` whether or not the process had started."""
+        try:
+            self.terminate(grace)
+        finally:
+            if self.on_stop is not None:
+                self.on_stop()
+
+    def terminate(self, grace: float) -> None:
         """SIGTERM the process group, then SIGKILL it if it is still there after `grace`."""
         if self.proc is None:
             return
@@ -537,12 +560,63 @@ def base_env() -> dict[str, str]:
     return env
 
 
-def ours_server(olg: Path, tmp: Path, log_dir: Path) -> ServerProcess:
-    """`olg serve` with a fresh SQLite database in the temporary directory."""
+def ours_server(
+    olg: Path, tmp: Path, log_dir: Path, args: argparse.Namespace | None = None
+) -> ServerProcess:
+    """`olg serve` with a fresh SQLite database in the temporary directory, or, with
+    `--backend postgres`, in queue mode on a fresh PostgreSQL database (dropped on stop) and
+    Redis, with `--workers` worker processes."""
     port = free_port()
-    argv = [str(olg), "serve", "--host", HOST, "--port", str(port)]
-    argv += ["--config", str(OURS_CONFIG), "--db", str(tmp / "olg.db")]
-    return ServerProcess("ours", argv, BENCH_DIR.parent, base_env(), port, log_dir)
+    argv = [str(olg), "serve", "--host", HOST, "--port", str(port), "--config", str(OURS_CONFIG)]
+    if args is None or args.backend == "sqlite":
+        argv += ["--db", str(tmp / "olg.db")]
+        return ServerProcess("ours", argv, BENCH_DIR.parent, base_env(), port, log_dir)
+    database = PostgresDatabase.fresh(args.postgres_url)
+    argv += ["--database-url", database.url, "--redis-url", args.redis_url]
+    argv += ["--workers", str(args.workers)]
+    server = ServerProcess("ours", argv, BENCH_DIR.parent, base_env(), port, log_dir)
+    server.on_stop = database.drop
+    return server
+
+
+@dataclass
+class PostgresDatabase:
+    """A database of our server's own for one benchmark run (its Redis channels are named
+    after it, so nothing is shared with other servers on the same Redis)."""
+
+    admin_url: str
+    name: str
+
+    @classmethod
+    def fresh(cls, admin_url: str) -> PostgresDatabase:
+        import psycopg
+
+        database = cls(admin_url, f"olg_bench_{secrets.token_hex(6)}")
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{database.name}"')
+        return database
+
+    @property
+    def url(self) -> str:
+        import psycopg
+
+        info = psycopg.conninfo.conninfo_to_dict(self.admin_url)
+        info["dbname"] = self.name
+        return "postgresql://{user}@{host}:{port}/{dbname}".format(
+            user=info.get("user", "postgres"),
+            host=info.get("host", HOST),
+            port=info.get("port", 5432),
+            dbname=self.name,
+        )
+
+    def drop(self) -> None:
+        import psycopg
+
+        try:
+            with psycopg.connect(self.admin_url, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+        except psycopg.Error as exc:
+            progress(f"ours: could not drop database {self.name}: {exc}")
 
 
 def auth_server(olg: Path, tmp: Path, log_dir: Path) -> ServerProcess:
@@ -582,6 +656,24 @@ def ref_server(ref_venv: Path, log_dir: Path) -> ServerProcess:
     argv = [str(ref_venv / "bin" / "langgraph"), "dev", "--no-browser", "--no-reload"]
     argv += ["--host", HOST, "--port", str(port)]
     return ServerProcess("ref", argv, GRAPH_DIR, base_env(), port, log_dir)
+
+
+def aegra_server(args: argparse.Namespace, tmp: Path, log_dir: Path) -> ServerProcess:
+    """Aegra in its Redis + PostgreSQL mode, installed on first use, with a fresh database.
+
+    The database is created last, once nothing else can fail, and dropped (with the run's Redis
+    keys) by the server's `on_stop`, which `servers_running` always calls.
+    """
+    venv = args.aegra_venv.absolute()
+    ensure_aegra_venv(venv, args.aegra_python)
+    deployment = AegraDeployment.fresh(venv, args.aegra_postgres_url, args.aegra_redis_url)
+    port = free_port()
+    env = deployment.env(base_env(), deployment.write_config(tmp), HOST, port)
+    server = ServerProcess("aegra", deployment.argv(HOST, port), tmp, env, port, log_dir)
+    server.health_path = AEGRA_HEALTH_PATH
+    deployment.create_database()
+    server.on_stop = deployment.cleanup
+    return server
 
 
 # --------------------------------------------------------------------------------------------
@@ -668,12 +760,17 @@ class Row:
     ref: float | None
     kind: RowKind
     unit: str
+    aegra: float | None = None
 
     def ratio(self) -> float | None:
         """ref/ours for latencies and ours/ref for throughput, so > 1 always favours ours."""
-        if self.kind == "count" or not self.ours or not self.ref:
+        return self.ratio_to(self.ref)
+
+    def ratio_to(self, other: float | None) -> float | None:
+        """other/ours for latencies and ours/other for throughput (> 1 favours ours)."""
+        if self.kind == "count" or not self.ours or not other:
             return None
-        return self.ref / self.ours if self.kind == "latency" else self.ours / self.ref
+        return other / self.ours if self.kind == "latency" else self.ours / other
 
 
 def pick(result: ServerResult | None, getter: Callable[[Measurements], float | None]) -> Any:
@@ -693,13 +790,18 @@ METRICS: list[tuple[str, Callable[[Measurements], float | None], RowKind, str]] 
 ]
 
 
-def build_rows(ours: ServerResult | None, ref: ServerResult | None) -> list[Row]:
+def build_rows(
+    ours: ServerResult | None, ref: ServerResult | None, aegra: ServerResult | None = None
+) -> list[Row]:
     """The comparison table's rows, in reading order; `ref` may be the `--auth` server."""
     rows = [
-        Row(name, pick(ours, get), pick(ref, get), kind, unit) for name, get, kind, unit in METRICS
+        Row(name, pick(ours, get), pick(ref, get), kind, unit, pick(aegra, get))
+        for name, get, kind, unit in METRICS
     ]
-    errors = [None if r is None else r.total_errors() for r in (ours, ref)]
-    rows.append(Row("errors (wrong result or failure)", errors[0], errors[1], "count", ""))
+    errors = [None if r is None else r.total_errors() for r in (ours, ref, aegra)]
+    rows.append(
+        Row("errors (wrong result or failure)", errors[0], errors[1], "count", "", errors[2])
+    )
     return rows
 
 
@@ -716,19 +818,32 @@ def cell(value: float | None, unit: str, result: ServerResult | None) -> str:
     return f"{value:,.1f} {unit}"
 
 
-def format_table(rows: list[Row], ours: ServerResult | None, ref: ServerResult | None) -> str:
-    """A plain-text table that reads well in a terminal and in a CI log."""
+def format_ratio(ratio: float | None) -> str:
+    """A ratio cell: 'ours is N times better' when above 1."""
+    return "-" if ratio is None else f"{ratio:.2f}x"
+
+
+def format_table(
+    rows: list[Row],
+    ours: ServerResult | None,
+    ref: ServerResult | None,
+    aegra: ServerResult | None = None,
+) -> str:
+    """A plain-text table that reads well in a terminal and in a CI log; Aegra's two columns
+    only appear when it was benchmarked."""
     lines = [("metric", "ours", "langgraph dev", "ratio")]
+    if aegra is not None:
+        lines[0] += ("aegra", "ratio vs aegra")
     for row in rows:
-        ratio = row.ratio()
-        lines.append(
-            (
-                row.metric,
-                cell(row.ours, row.unit, ours),
-                cell(row.ref, row.unit, ref),
-                "-" if ratio is None else f"{ratio:.2f}x",
-            )
+        line: tuple[str, ...] = (
+            row.metric,
+            cell(row.ours, row.unit, ours),
+            cell(row.ref, row.unit, ref),
+            format_ratio(row.ratio()),
         )
+        if aegra is not None:
+            line += (cell(row.aegra, row.unit, aegra), format_ratio(row.ratio_to(row.aegra)))
+        lines.append(line)
     return render(lines)
 
 
@@ -790,17 +905,20 @@ def format_report(
 ) -> str:
     """The table plus the notes a reader needs to trust or distrust it."""
     ours, auth, ref = results.get("ours"), results.get("auth"), results.get("ref")
+    aegra = results.get("aegra")
     parts = [
         f"API overhead: graph '{GRAPH_ID}' (2 nodes), {args.iterations} sequential iterations, "
         f"{args.concurrency} clients x {args.duration:g}s for throughput",
     ]
-    if ref is not None or auth is None:
+    if ref is not None or aegra is not None or auth is None:
         parts += [
             "",
-            format_table(build_rows(ours, ref), ours, ref),
+            format_table(build_rows(ours, ref, aegra), ours, ref, aegra),
             "",
             "ratio > 1 means ours is better (ref/ours for latencies, ours/ref for throughput).",
         ]
+        if aegra is not None:
+            parts.append("ratio vs aegra: the same, with aegra in place of ref.")
     if ours is not None and auth is not None:
         parts += ["", "Auth overhead (examples/auth/api_key_auth.py, x-api-key on every request)"]
         parts += ["", format_auth_table(ours, auth, paired)]
@@ -850,7 +968,7 @@ def json_report(
     paired: PairedSummary | None = None,
 ) -> dict[str, Any]:
     """Machine-readable results: settings, every figure per server, and the table's ratios."""
-    ours, ref = results.get("ours"), results.get("ref")
+    ours, ref, aegra = results.get("ours"), results.get("ref"), results.get("aegra")
     return {
         "settings": {
             "iterations": args.iterations,
@@ -860,11 +978,15 @@ def json_report(
             "auth": args.auth,
             "graph_id": GRAPH_ID,
             "reference_requirements": list(REF_REQUIREMENTS),
+            "aegra_requirements": list(AEGRA_REQUIREMENTS) if aegra is not None else None,
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
         },
         "servers": {key: asdict(result) for key, result in results.items()},
-        "comparison": [{**asdict(row), "ratio": row.ratio()} for row in build_rows(ours, ref)],
+        "comparison": [
+            {**asdict(row), "ratio": row.ratio(), "ratio_vs_aegra": row.ratio_to(row.aegra)}
+            for row in build_rows(ours, ref, aegra)
+        ],
         "auth_overhead": None if paired is None else asdict(paired),
     }
 
@@ -877,11 +999,31 @@ def json_report(
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; defaults match the figures quoted in benchmarks/README.md."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["ours", "ref"], help="benchmark just one server")
+    parser.add_argument(
+        "--only", choices=["ours", "ref", "aegra"], help="benchmark just one server"
+    )
     parser.add_argument(
         "--auth",
         action="store_true",
         help="also serve ours with examples/auth/api_key_auth.py and report what auth adds",
+    )
+    add_aegra_arguments(parser)
+    parser.add_argument(
+        "--backend",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="ours on its embedded SQLite default, or in queue mode on PostgreSQL + Redis",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="ours with --backend postgres: worker processes"
+    )
+    parser.add_argument(
+        "--postgres-url",
+        default=DEFAULT_POSTGRES_URL,
+        help="PostgreSQL to create (and drop) ours' per-run database on (--backend postgres)",
+    )
+    parser.add_argument(
+        "--redis-url", default=DEFAULT_REDIS_URL, help="ours' Redis (--backend postgres)"
     )
     parser.add_argument("--iterations", type=int, default=200, help="sequential iterations")
     parser.add_argument("--warmup", type=int, default=5, help="untimed warm-up runs per kind")
@@ -899,22 +1041,43 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"--{name.replace('_', '-')} must be positive")
     if args.warmup < 0:
         parser.error("--warmup must not be negative")
-    if args.auth and args.only == "ref":
-        parser.error("--auth measures our server; it cannot go with --only ref")
+    if args.auth and args.only in ("ref", "aegra"):
+        parser.error(f"--auth measures our server; it cannot go with --only {args.only}")
     return args
+
+
+def add_aegra_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the third target, Aegra (benchmarks/aegra_target.py)."""
+    parser.add_argument(
+        "--aegra",
+        action="store_true",
+        help="also benchmark Aegra (aegra-api from PyPI) in its Redis + PostgreSQL mode",
+    )
+    parser.add_argument("--aegra-venv", type=Path, default=DEFAULT_AEGRA_VENV)
+    parser.add_argument(
+        "--aegra-python", type=Path, help="a CPython >= 3.12 for Aegra's venv (default: found)"
+    )
+    parser.add_argument(
+        "--aegra-postgres-url",
+        default=DEFAULT_POSTGRES_URL,
+        help="PostgreSQL to create (and drop) Aegra's per-run database on",
+    )
+    parser.add_argument("--aegra-redis-url", default=DEFAULT_REDIS_URL, help="Aegra's Redis")
 
 
 def make_servers(args: argparse.Namespace, tmp: Path, log_dir: Path) -> list[ServerProcess]:
     """The servers this run covers, ours first; installs the reference venv if it is needed."""
     servers: list[ServerProcess] = []
     if args.only in (None, "ours"):
-        servers.append(ours_server(args.olg.absolute(), tmp, log_dir))
+        servers.append(ours_server(args.olg.absolute(), tmp, log_dir, args))
     if args.auth:
         servers.append(auth_server(args.olg.absolute(), tmp, log_dir))
     if args.only in (None, "ref"):
         ensure_ref_venv(args.ref_venv.absolute())
         clear_ref_state()
         servers.append(ref_server(args.ref_venv.absolute(), log_dir))
+    if args.aegra or args.only == "aegra":  # --aegra adds it to whatever --only picked
+        servers.append(aegra_server(args, tmp, log_dir))
     return servers
 
 

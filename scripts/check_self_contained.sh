@@ -8,7 +8,9 @@ cd "$ROOT"
 shared="shared"
 pattern="\.\./${shared}|/work/${shared}"
 # -o with a little context: recordings are one long JSON line each.
-if grep -rnoIE --exclude-dir=__pycache__ --exclude-dir=node_modules ".{0,40}(${pattern}).{0,40}" \
+# The benchmarks' reference virtualenvs (installed packages, not ours) are left out.
+if grep -rnoIE --exclude-dir=__pycache__ --exclude-dir=node_modules --exclude-dir=.ref-venv \
+    --exclude-dir=.aegra-venv ".{0,40}(${pattern}).{0,40}" \
     src tests benchmarks scripts graphs .ci; then
     echo "error: the lines above mention ../${shared} or /work/${shared}; use data/webshop" >&2
     exit 1

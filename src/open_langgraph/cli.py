@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +15,13 @@ from typing import Any
 
 from open_langgraph import __version__
 from open_langgraph.config import ConfigError, find_config_file, load_config
+from open_langgraph.worker_cli import (
+    add_queue_arguments,
+    queue_settings,
+    worker_argv,
+    worker_main,
+    worker_processes,
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8123
@@ -53,6 +62,38 @@ def _parser() -> argparse.ArgumentParser:
         help="runs executed at once in this process",
     )
     serve.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
+    add_queue_arguments(serve)
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("OLG_WORKERS", "0")),
+        help="queue mode: start this many `olg worker` processes to execute runs "
+        "(0: this process executes them)",
+    )
+    serve.add_argument(
+        "--api-only",
+        action="store_true",
+        help="queue mode: execute no runs here; `olg worker` processes started elsewhere do",
+    )
+    worker = commands.add_parser(
+        "worker",
+        help="execute queued runs (queue mode: PostgreSQL + Redis)",
+        description="olg worker --database-url postgresql://... --redis-url redis://...",
+    )
+    worker.add_argument("--config", default=None, help="config file, as for olg serve")
+    worker.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URI") or None,
+        help="postgresql://... (default: $DATABASE_URI)",
+    )
+    worker.add_argument(
+        "--max-concurrency",
+        type=int,
+        default=int(os.environ.get("OLG_MAX_CONCURRENCY", "32")),
+        help="runs executed at once by this worker",
+    )
+    worker.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
+    add_queue_arguments(worker)
     webshop = commands.add_parser(
         "webshop", help="the WebShop environment", description="olg webshop serve --help"
     )
@@ -119,9 +160,20 @@ def _serve(args: argparse.Namespace) -> int:
     if args.database_url and not is_postgres_url(args.database_url):
         print("olg: --database-url must start with postgresql:// or postgres://", file=sys.stderr)
         return EXIT_CONFIG_ERROR
+    queue = queue_settings(args)
+    if isinstance(queue, str):
+        print(f"olg: {queue}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    if args.workers < 0 or ((args.workers or args.api_only) and queue is None):
+        print(
+            "olg: --workers and --api-only need queue mode (--database-url and --redis-url)",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG_ERROR
     # Before anything reads or recovers the database (a bad config is reported first,
-    # whatever else runs); held until this process ends.
-    database_lock, exit_code = _lock_database(args)
+    # whatever else runs); held until this process ends. In queue mode many processes
+    # share the database by design, and leases, not a lock, keep them apart.
+    database_lock, exit_code = (contextlib.nullcontext(), 0) if queue else _lock_database(args)
     if database_lock is None:
         return exit_code
 
@@ -142,6 +194,8 @@ def _serve(args: argparse.Namespace) -> int:
         max_concurrency=args.max_concurrency,
         host=args.host,
         auth=auth,
+        queue=queue,
+        worker_in_process=not (args.workers or args.api_only),
     )
     app = create_app(settings, graphs)
     _tune_garbage_collector()
@@ -151,6 +205,28 @@ def _serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
+    # SIGTERM / SIGINT end this process by SystemExit, so worker children are stopped and
+    # locks released on the way out. While uvicorn runs, its own handlers take the signal
+    # for a graceful shutdown, then re-raise it here once done.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _exit_on_signal)
+    try:
+        workers = worker_processes(worker_argv(args), args.workers) if args.workers else None
+        with workers or contextlib.nullcontext():
+            _run_uvicorn(uvicorn, app, args)
+    except SystemExit:
+        pass
+    finally:
+        if queue is None:
+            database_lock.release()
+    return 0
+
+
+def _exit_on_signal(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
+def _run_uvicorn(uvicorn: Any, app: Any, args: argparse.Namespace) -> None:
     uvicorn.run(
         app,
         host=args.host,
@@ -163,8 +239,6 @@ def _serve(args: argparse.Namespace) -> int:
         # grace period the lifespan stops the runs (stored as errors, queued ones kept).
         timeout_graceful_shutdown=5,
     )
-    database_lock.release()
-    return 0
 
 
 def _lock_database(args: argparse.Namespace) -> tuple[Any, int]:
@@ -228,9 +302,8 @@ def _db(args: argparse.Namespace) -> int:
             args.database_url, **connection_kwargs()
         ) as conn:
             if args.action == "upgrade":
-                applied = await migrations.upgrade(conn)
                 # LangGraph's checkpoint tables too, with the saver's own migrations.
-                await AsyncPostgresSaver(conn).setup()
+                applied = await migrations.upgrade(conn, then=AsyncPostgresSaver(conn).setup)
                 done = ", ".join(map(str, applied)) if applied else "nothing to apply"
                 return f"applied: {done}; at version {await migrations.current(conn)}"
             version = await migrations.current(conn)
@@ -252,6 +325,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _serve(args)
     if args.command == "db":
         return _db(args)
+    if args.command == "worker":
+        return worker_main(args)
     if args.command == "webshop":
         from open_langgraph.envs.webshop.site import main as webshop_main
 

@@ -18,7 +18,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     process = ServerProcess(write_config(directory), directory / "olg.db", directory / "server.log")
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @pytest.fixture

@@ -56,7 +56,7 @@ def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc
     process = ServerProcess(config, directory / "olg.db", directory / "server.log")
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @dataclass

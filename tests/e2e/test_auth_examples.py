@@ -95,7 +95,7 @@ def served(
     directory = tmp_path_factory.mktemp(f"olg-auth-{request.param}")
     result = (api_key_server if request.param == "api_key" else jwt_server)(directory)
     yield result
-    result.server.stop()
+    result.server.close()
 
 
 @pytest.fixture

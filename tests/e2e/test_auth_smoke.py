@@ -14,6 +14,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from tests.fixtures.backend import ServerDatabase
 from tests.fixtures.server import ServerProcess, free_port, write_config
 
 pytestmark = pytest.mark.e2e
@@ -29,7 +30,7 @@ def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc
     process = ServerProcess(config, directory / "olg.db", directory / "server.log")
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @pytest.fixture
@@ -99,7 +100,8 @@ async def test_graphs_see_the_runs_user_and_clients_cannot_forge_it(users):
 def test_serving_a_public_address_without_auth_warns_once(tmp_path: Path):
     command = [sys.executable, "-m", "open_langgraph.cli", "serve", "--host", "0.0.0.0"]
     command += ["--port", str(free_port()), "--config", str(write_config(tmp_path))]
-    command += ["--db", str(tmp_path / "olg.db")]
+    database = ServerDatabase(tmp_path / "olg.db")
+    command += database.cli_args()
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
     try:
@@ -114,7 +116,13 @@ def test_serving_a_public_address_without_auth_warns_once(tmp_path: Path):
                 break
     finally:
         process.terminate()
-        process.wait(timeout=15)
+        try:
+            process.wait(timeout=15)
+        finally:
+            if process.poll() is None:  # it did not stop: fail, but leave nothing running
+                process.kill()
+                process.wait(timeout=5)
+            database.close()
     assert any(line.startswith("olg: serving") for line in lines), "".join(lines)
     warnings = [line for line in lines if "without authentication" in line]
     assert len(warnings) == 1, "".join(lines)

@@ -44,7 +44,7 @@ def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
     process = ServerProcess(write_config(directory), directory / "olg.db", directory / "log")
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 def test_no_route_answers_500_to_bad_input(own_server: ServerProcess):

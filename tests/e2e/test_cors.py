@@ -45,4 +45,4 @@ def test_configured_origins_only(tmp_path: Path):
         assert refused.status_code == 403
         assert "access-control-allow-origin" not in refused.headers
     finally:
-        server.stop()
+        server.close()

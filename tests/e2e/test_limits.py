@@ -8,7 +8,6 @@ events swept) and that the server keeps serving afterwards.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -42,7 +41,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]
     )
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @pytest.fixture
@@ -124,7 +123,7 @@ async def impatient(tmp_path: Path) -> AsyncIterator[LangGraphClient]:
         yield lg_client
     finally:
         await lg_client.http.client.aclose()
-        process.stop()
+        process.close()
 
 
 async def test_a_run_over_the_timeout_ends_timeout_and_frees_its_thread(
@@ -258,10 +257,9 @@ async def test_a_long_streamed_reply_is_stored_in_linear_space(
     assert lengths == sorted(lengths)  # every partial is the message so far
 
     run_id = (await client.runs.list(thread_id))[0]["run_id"]
-    with sqlite3.connect(limited.db) as db:
-        stored = db.execute(
-            "SELECT sum(length(data)) FROM run_events WHERE run_id = ?", (run_id,)
-        ).fetchone()[0]
+    stored = limited.database.scalar(
+        "SELECT sum(length(data)) FROM run_events WHERE run_id = ?", (run_id,)
+    )
     # Every partial kept would be about 8 MB; the last one per message is ~3x the text.
     assert stored < 10 * len(text)
 
@@ -293,10 +291,9 @@ def test_old_events_are_swept_and_a_pruned_run_still_answers(tmp_path: Path):
             run_id = http.get(f"/threads/{thread_id}/runs").json()[0]["run_id"]
 
             def stored_events() -> int:
-                with sqlite3.connect(server.db) as db:
-                    return db.execute(
-                        "SELECT count(*) FROM run_events WHERE run_id = ?", (run_id,)
-                    ).fetchone()[0]
+                return server.database.scalar(
+                    "SELECT count(*) FROM run_events WHERE run_id = ?", (run_id,)
+                )
 
             deadline = time.monotonic() + 10
             while stored_events() and time.monotonic() < deadline:
@@ -322,4 +319,4 @@ def test_old_events_are_swept_and_a_pruned_run_still_answers(tmp_path: Path):
                         assert "run_done" in line
                         break
     finally:
-        server.stop()
+        server.close()

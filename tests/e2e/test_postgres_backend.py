@@ -17,6 +17,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.schema import Command
 
+from tests.fixtures.backend import SQLITE
 from tests.fixtures.postgres import fresh_database
 from tests.fixtures.server import ServerProcess, write_config
 
@@ -30,12 +31,15 @@ def database() -> Iterator[str]:
 
 
 def _server(tmp_path: Path, database: str) -> ServerProcess:
-    # The SQLite path must stay unused: the URL in DATABASE_URI chooses PostgreSQL.
+    # The SQLite path must stay unused: the URL in DATABASE_URI chooses PostgreSQL. So the
+    # command line carries `--db` only, whatever OLG_TEST_BACKEND says (backend=SQLITE), and
+    # the `database` fixture, not the ServerProcess, owns the database.
     return ServerProcess(
         write_config(tmp_path),
         tmp_path / "unused" / "olg.db",
         tmp_path / "server.log",
         env={"DATABASE_URI": database},
+        backend=SQLITE,
     )
 
 
@@ -81,7 +85,7 @@ async def test_serving_from_postgres_survives_a_kill_and_restart(tmp_path: Path,
         assert (await client.threads.get_state(copy["thread_id"]))["values"]["count"] == 2
         await client.http.client.aclose()
     finally:
-        server.stop()
+        server.close()
 
 
 def test_a_second_server_on_the_same_database_stops_with_exit_4(tmp_path: Path, database: str):
@@ -98,6 +102,6 @@ def test_a_second_server_on_the_same_database_stops_with_exit_4(tmp_path: Path, 
             timeout=60,
         )
     finally:
-        first.stop()
+        first.close()
     assert second.returncode == 4, second.stderr
     assert "in use by another olg server" in second.stderr

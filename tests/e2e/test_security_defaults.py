@@ -43,7 +43,7 @@ def configured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
     process = ServerProcess(config, directory / "olg.db", directory / "server.log")
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 def test_a_foreign_page_is_refused_and_studio_is_allowed(server: ServerProcess):
@@ -145,7 +145,7 @@ def test_webhook_tokens_stay_out_of_the_log(tmp_path: Path):
         assert path == "/hook?token=tok-SECRET-1234&channel=ops"
         assert headers["Authorization"].startswith("Basic ")
     finally:
-        server.stop()
+        server.close()
         listener.close()
     # ... and the log, at its default INFO level, shows neither.
     text = log.read_text()

@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.fixtures.backend import SQLITE
 from tests.fixtures.server import ServerProcess, write_config
 
 pytestmark = pytest.mark.e2e
@@ -27,10 +28,14 @@ EXIT_DATABASE_IN_USE = 4
 @pytest.fixture(scope="module")
 def first(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory: Path = tmp_path_factory.mktemp("olg-sqlite-sharing")
-    process = ServerProcess(write_config(directory), directory / "olg.db", directory / "first.log")
+    # SQLite by nature (its file locks, a second server on the same file): these tests run on
+    # SQLite whatever OLG_TEST_BACKEND says; test_postgres_backend.py has PostgreSQL's lock.
+    process = ServerProcess(
+        write_config(directory), directory / "olg.db", directory / "first.log", backend=SQLITE
+    )
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 async def test_a_locked_database_does_not_stop_requests_that_do_not_need_it(
@@ -80,7 +85,7 @@ def test_a_second_server_on_the_same_database_stops_before_touching_it(
         assert time.monotonic() < deadline, "the run never started"
         time.sleep(0.05)
 
-    second = ServerProcess(first.config, first.db, tmp_path / "second.log")
+    second = ServerProcess(first.config, first.db, tmp_path / "second.log", backend=SQLITE)
     with pytest.raises(RuntimeError, match="exited with 4"):
         second.start()
     assert second.process is not None and second.process.returncode == EXIT_DATABASE_IN_USE

@@ -41,4 +41,4 @@ def test_idle_stream_gets_heartbeats_and_events_carry_ids(tmp_path: Path):
         assert events == ["metadata", "values", "values"]
         assert ids == [0, 1, 2]
     finally:
-        server.stop()
+        server.close()

@@ -4,7 +4,8 @@ leaves it half alive. The write is retried, then the run is stored as `error` wi
 
 Faults are injected into the real SQLite storage of a live server
 (tests/fixtures/faulty_serve.py). In the last test they are real: the server process runs
-under a file size limit.
+under a file size limit. Both are SQLite's own errors and files, so these servers run on
+SQLite whatever OLG_TEST_BACKEND says.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from tests.fixtures.backend import SQLITE
 from tests.fixtures.server import ServerProcess, write_config
 from tests.fixtures.webhook_listener import Listener
 
@@ -46,6 +48,7 @@ def _server(directory: Path, faults: list[dict[str, Any]] | None) -> ServerProce
         directory / "server.log",
         {} if faults is None else {"OLG_TEST_FAULTS": json.dumps(faults)},
         module="open_langgraph.cli" if faults is None else "tests.fixtures.faulty_serve",
+        backend=SQLITE,  # the injected errors are sqlite3's
     )
 
 
@@ -57,7 +60,7 @@ async def _serving(server: ServerProcess) -> AsyncIterator[LangGraphClient]:
         yield client
     finally:
         await client.http.client.aclose()
-        server.stop()
+        server.close()
 
 
 async def _webhook(listener: Listener, path: str, timeout: float = 10.0) -> dict[str, Any]:
@@ -157,6 +160,7 @@ async def test_a_real_full_disk_at_the_final_write_ends_the_run_with_a_storage_e
         tmp_path / "olg.db",
         tmp_path / "server.log",
         preexec_fn=_limit_file_size,
+        backend=SQLITE,  # the limit is on the database file
     )
     async with _serving(server) as client:
         thread_id = (await client.threads.create())["thread_id"]

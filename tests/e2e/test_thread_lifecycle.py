@@ -28,7 +28,7 @@ def ttl_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
     process = ServerProcess(config, directory / "olg.db", directory / "server.log")
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def webhook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
     process = ServerProcess(config, directory / "olg.db", directory / "server.log")
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @pytest.fixture

@@ -34,13 +34,13 @@ def database() -> Iterator[str]:
 
 def test_db_current_and_upgrade(database: str):
     before = _olg("db", "current", "--database-url", database)
-    assert (before.returncode, before.stdout.strip()) == (0, "none (latest 1, run olg db upgrade)")
+    assert (before.returncode, before.stdout.strip()) == (0, "none (latest 2, run olg db upgrade)")
     upgraded = _olg("db", "upgrade", env={"DATABASE_URI": database})
-    assert (upgraded.returncode, upgraded.stdout.strip()) == (0, "applied: 1; at version 1")
+    assert (upgraded.returncode, upgraded.stdout.strip()) == (0, "applied: 1, 2; at version 2")
     again = _olg("db", "upgrade", "--database-url", database)
-    assert again.stdout.strip() == "applied: nothing to apply; at version 1"
+    assert again.stdout.strip() == "applied: nothing to apply; at version 2"
     after = _olg("db", "current", "--database-url", database)
-    assert after.stdout.strip() == "1 (latest 1, up to date)"
+    assert after.stdout.strip() == "2 (latest 2, up to date)"
 
 
 def test_an_unreachable_database_is_one_line_without_the_password(tmp_path: Path):

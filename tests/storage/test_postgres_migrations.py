@@ -50,3 +50,18 @@ async def test_an_unreachable_server_fails_at_open():
             "postgresql://postgres@127.0.0.1:1/none?connect_timeout=2"
         ):
             pass
+
+
+async def test_processes_starting_together_on_an_empty_database_all_start(empty_database: str):
+    """API and worker processes of one deployment start at once: each migrates (ours and the
+    saver's tables) under one lock, so none fails on a duplicate key or a deadlock."""
+    import asyncio
+    import contextlib
+
+    async def open_one() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            storage = await stack.enter_async_context(PostgresStorage.from_url(empty_database))
+            assert await storage.count_threads(metadata=None, values=None, status=None) == 0
+
+    for _ in range(3):
+        await asyncio.gather(*(open_one() for _ in range(4)))

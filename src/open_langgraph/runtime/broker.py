@@ -63,13 +63,23 @@ class ThreadEvent:
 class RunEventStream:
     """The ordered events of one run; `seq` ids start at 0 and increase by one.
 
-    `_log[seq]` is the event with that id, or None once a later event superseded it.
+    `_log[seq - first_seq]` is the event with that id, or None once a later event superseded
+    it.
     """
 
-    __slots__ = ("_changed", "_fanout", "_latest", "_log", "done", "run_id")
+    __slots__ = ("_base", "_changed", "_fanout", "_latest", "_log", "done", "run_id")
 
-    def __init__(self, run_id: str, fanout: Callable[[ThreadEvent], None] | None = None) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        fanout: Callable[[ThreadEvent], None] | None = None,
+        *,
+        first_seq: int = 0,
+    ) -> None:
+        """`first_seq` continues a run's numbering: a run resumed by another worker goes on
+        after the events its earlier attempt stored, so no id is ever handed out twice."""
         self.run_id = run_id
+        self._base = first_seq
         self._log: list[StoredEvent | None] = []
         self._latest: dict[str, int] = {}
         self.done = False
@@ -84,21 +94,26 @@ class RunEventStream:
     @property
     def last_seq(self) -> int:
         """The id of the newest event so far (-1 before the first)."""
-        return len(self._log) - 1
+        return self._base + len(self._log) - 1
+
+    @property
+    def first_seq(self) -> int:
+        return self._base
 
     def events_after(self, after_seq: int) -> list[StoredEvent]:
-        return [event for event in self._log[after_seq + 1 :] if event is not None]
+        start = max(after_seq + 1 - self._base, 0)
+        return [event for event in self._log[start:] if event is not None]
 
     def publish(self, event: str, data: bytes, *, supersedes: str | None = None) -> StoredEvent:
         """Append an event. One published with a `supersedes` key replaces, in the log, the
         previous event published with the same key; a client that already received that one
         keeps it, one replaying later gets only the newest."""
-        stored = StoredEvent(len(self._log), event, data)
+        stored = StoredEvent(self._base + len(self._log), event, data)
         if supersedes is not None:
             previous = self._latest.get(supersedes)
             if previous is not None:
                 self._log[previous] = None
-            self._latest[supersedes] = stored.seq
+            self._latest[supersedes] = len(self._log)
         self._log.append(stored)
         self._wake()
         if self._fanout is not None:
@@ -118,7 +133,7 @@ class RunEventStream:
 
     async def follow(self, after_seq: int | None = -1) -> AsyncIterator[StoredEvent]:
         """Yield events after `after_seq` (None: only new ones), then live ones, until the end."""
-        position = len(self._log) if after_seq is None else after_seq + 1
+        position = len(self._log) if after_seq is None else max(after_seq + 1 - self._base, 0)
         while True:
             while position < len(self._log):
                 event = self._log[position]

@@ -25,7 +25,14 @@ from open_langgraph.runtime.settling import retrying, storage_error
 from open_langgraph.runtime.state import interrupt_json, thread_update_from
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.serde import dumps, to_jsonable
-from open_langgraph.storage.base import UNSET, RunStatus, Storage, ThreadUpdate, utc_now
+from open_langgraph.storage.base import (
+    UNSET,
+    RunStatus,
+    Storage,
+    StoredEvent,
+    ThreadUpdate,
+    utc_now,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +58,9 @@ class RunHandle:
     outcome: RunOutcome | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     started_at: datetime | None = None
+    released: Literal["handback", "lost"] | None = None
+    """Set when a worker lets go of the run unfinished: handed back to the queue at
+    shutdown, or lost with its lease. Its end is then not this process's to store."""
 
     @property
     def run_id(self) -> str:
@@ -150,13 +160,16 @@ class RunManager:
 
     def submit(self, run: dict[str, Any], *, started: bool) -> RunHandle:
         """Queue a stored run on its thread; it starts at once if the thread is free."""
-        handle = RunHandle(run=run, stream=self._broker.open(run["run_id"], run["thread_id"]))
+        handle = RunHandle(run=run, stream=self._open_stream(run))
         self._handles[handle.run_id] = handle
         queue = self._queues.setdefault(handle.thread_id, deque())
         queue.append(handle)
         if len(queue) == 1:
             self._start(handle, already_running=started)
         return handle
+
+    def _open_stream(self, run: dict[str, Any]) -> RunEventStream:
+        return self._broker.open(run["run_id"], run["thread_id"])
 
     def will_start_now(self, thread_id: str, after_seconds: float) -> bool:
         return not self.is_busy(thread_id) and after_seconds <= 0
@@ -202,14 +215,12 @@ class RunManager:
 
     # -- executing -------------------------------------------------------------------------
     async def _execute(self, handle: RunHandle, already_running: bool) -> None:
-        run = handle.run
-        kwargs = run["kwargs"]
         thread_update: ThreadUpdate | None = None
         graph = None
         # Counts from when the run starts executing, not while it waits for a slot.
         timer = asyncio.timeout(self._run_timeout)
         try:
-            delay = float(kwargs.get("after_seconds") or 0)
+            delay = float(handle.run["kwargs"].get("after_seconds") or 0)
             if delay > 0:
                 # Waiting holds no slot, so delayed runs never hold up others; cancelling
                 # the task still ends the wait.
@@ -218,16 +229,13 @@ class RunManager:
                 if not already_running:
                     await self._storage.set_run_status(handle.run_id, "running")
                 handle.started_at = utc_now()
-                handle.stream.publish("metadata", dumps({"run_id": handle.run_id, "attempt": 1}))
+                attempt = handle.run.get("attempt") or 1
+                handle.stream.publish(
+                    "metadata", dumps({"run_id": handle.run_id, "attempt": attempt})
+                )
+                kwargs = await self._run_kwargs(handle)
                 graph_id = kwargs["config"]["configurable"]["graph_id"]
-                user = stored_run_user(kwargs["config"])
-                if user is not None:
-                    # The graph gets the user as an object (`.identity`), as on the Platform.
-                    configurable = {**kwargs["config"]["configurable"], USER_KEY: user}
-                    kwargs = {
-                        **kwargs,
-                        "config": {**kwargs["config"], "configurable": configurable},
-                    }
+                user = stored_run_user(handle.run["kwargs"]["config"])
                 async with (
                     timer,
                     self._graphs.open(
@@ -322,6 +330,9 @@ class RunManager:
         else:
             thread_update = None
         try:
+            if handle.released is not None:
+                await self._release(handle)
+                return
             deleted = False  # a rolled-back run is gone, and sends no webhook
             try:
                 if handle.cancel_action == "rollback":
@@ -333,13 +344,8 @@ class RunManager:
                 else:
                     await retrying(
                         f"storing run {handle.run_id}",
-                        lambda: self._storage.finish_run(
-                            handle.run_id,
-                            status=outcome.status,
-                            output=outcome.output,
-                            error=outcome.error,
-                            events=handle.stream.events,
-                            thread_update=thread_update,
+                        lambda: self._store_outcome(
+                            handle, outcome, thread_update, handle.stream.events
                         ),
                     )
             except Exception as exc:
@@ -347,7 +353,7 @@ class RunManager:
                 outcome, thread_update = await self._store_failed(handle, what, exc, thread_update)
             if not deleted:
                 self._call_webhook(handle, outcome, thread_update)
-            if handle.delete_thread_after:
+            if handle.delete_thread_after and handle.released is None:
                 await retrying(
                     f"deleting thread {handle.thread_id}",
                     lambda: self._storage.delete_thread(handle.thread_id),
@@ -363,6 +369,39 @@ class RunManager:
             handle.done.set()
             if next_handle is not None and next_handle.task is None and not self._closing:
                 self._start(next_handle, already_running=False)
+            self._settled(handle)
+
+    async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
+        """What the graph is called with: the stored kwargs, with the run's user as an
+        object (`.identity`), as on the Platform."""
+        kwargs = handle.run["kwargs"]
+        user = stored_run_user(kwargs["config"])
+        if user is None:
+            return kwargs
+        configurable = {**kwargs["config"]["configurable"], USER_KEY: user}
+        return {**kwargs, "config": {**kwargs["config"], "configurable": configurable}}
+
+    async def _store_outcome(
+        self,
+        handle: RunHandle,
+        outcome: RunOutcome,
+        thread_update: ThreadUpdate | None,
+        events: list[StoredEvent],
+    ) -> None:
+        await self._storage.finish_run(
+            handle.run_id,
+            status=outcome.status,
+            output=outcome.output,
+            error=outcome.error,
+            events=events,
+            thread_update=thread_update,
+        )
+
+    async def _release(self, handle: RunHandle) -> None:
+        """Let go of a run without ending it; only queue workers do (`released`)."""
+
+    def _settled(self, handle: RunHandle) -> None:
+        """Called once a run's end is stored and its waiters woken; nothing to do here."""
 
     async def _roll_back(self, handle: RunHandle, graph: Any, was_head: bool, busy: bool) -> None:
         await self._storage.delete_checkpoints_of_runs(handle.thread_id, [handle.run_id])
@@ -396,14 +435,7 @@ class RunManager:
                 thread_update = ThreadUpdate(status=status, error=error)
             outcome = RunOutcome("error", output={"__error__": error}, error=error)
             try:
-                await self._storage.finish_run(
-                    handle.run_id,
-                    status="error",
-                    output=outcome.output,
-                    error=error,
-                    events=kept,
-                    thread_update=thread_update,
-                )
+                await self._store_outcome(handle, outcome, thread_update, kept)
                 return outcome, thread_update
             except Exception as again:
                 logger.error(

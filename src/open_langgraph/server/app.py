@@ -17,8 +17,10 @@ from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.config import AppConfig, CorsConfig
 from open_langgraph.redact import install_log_redaction
 from open_langgraph.runtime.broker import Broker
+from open_langgraph.runtime.dispatch import LocalDispatcher, RunDispatcher
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
+from open_langgraph.runtime.queue_settings import QueueSettings
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
@@ -38,6 +40,7 @@ from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.thread_ttl import ThreadSweeper
 from open_langgraph.services.threads import ThreadService
 from open_langgraph.storage.backend import database_label, open_storage
+from open_langgraph.storage.base import Storage
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +56,11 @@ class ServerSettings:
     """The address `olg serve` binds; on a loopback one, other `Host` names are refused."""
     auth: Auth | None = None
     """The config's `auth.path` object (`auth/loading.py`); None serves without auth."""
+    queue: QueueSettings | None = None
+    """Queue mode (PostgreSQL + Redis): runs go through the durable queue."""
+    worker_in_process: bool = True
+    """In queue mode, whether this process executes queued runs too (not with
+    `--workers N`, whose children do, nor with `--api-only`)."""
 
 
 # Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
@@ -89,54 +97,101 @@ def _add_request_guard(app: FastAPI, settings: ServerSettings) -> None:
     )
 
 
+@contextlib.asynccontextmanager
+async def _dispatcher(
+    settings: ServerSettings, storage: Storage, graphs: GraphRegistry, webhooks: WebhookSender
+) -> AsyncIterator[RunDispatcher]:
+    """Queue mode with Redis settings (and a worker in this process unless `--workers`
+    started others), else runs executed in this process."""
+    if settings.queue is None:
+        yield _local_dispatcher(settings, storage, graphs, webhooks)
+        return
+    from open_langgraph.runtime.queue_dispatch import QueueDispatcher
+    from open_langgraph.runtime.queue_mode import open_bus, run_queue, running_worker
+
+    assert settings.database_url is not None
+    async with open_bus(settings.queue, settings.database_url) as bus:
+        dispatcher = QueueDispatcher(
+            storage,
+            run_queue(storage),
+            bus,
+            max_queued_events=settings.config.limits.max_queued_events,
+            poll_seconds=settings.queue.poll_seconds,
+        )
+        if not settings.worker_in_process:
+            yield dispatcher
+            return
+        async with running_worker(
+            storage,
+            bus,
+            graphs,
+            settings.queue,
+            concurrency=settings.max_concurrency,
+            webhooks=webhooks,
+            run_timeout_seconds=settings.config.limits.run_timeout_seconds,
+        ):
+            yield dispatcher
+
+
+def _local_dispatcher(
+    settings: ServerSettings, storage: Storage, graphs: GraphRegistry, webhooks: WebhookSender
+) -> RunDispatcher:
+    """Runs executed in this process, events fanned out in its memory."""
+    broker = Broker(settings.config.limits.max_queued_events)
+    manager = RunManager(
+        storage,
+        graphs,
+        broker,
+        max_concurrency=settings.max_concurrency,
+        webhooks=webhooks,
+        run_timeout_seconds=settings.config.limits.run_timeout_seconds,
+    )
+    return LocalDispatcher(storage, manager, broker)
+
+
 def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     """Build the app; nothing is opened until the lifespan starts."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_log_redaction()  # uvicorn has configured its log handlers by now
-        async with open_storage(settings.database_url, settings.db_path) as storage:
+        async with contextlib.AsyncExitStack() as stack:
+            storage = await stack.enter_async_context(
+                open_storage(settings.database_url, settings.db_path)
+            )
             graphs.bind(storage.checkpointer)
-            broker = Broker(settings.config.limits.max_queued_events)
             webhooks = WebhookSender(settings.config.webhooks)
-            manager = RunManager(
-                storage,
-                graphs,
-                broker,
-                max_concurrency=settings.max_concurrency,
-                webhooks=webhooks,
-                run_timeout_seconds=settings.config.limits.run_timeout_seconds,
+            dispatcher = await stack.enter_async_context(
+                _dispatcher(settings, storage, graphs, webhooks)
             )
             authorizer = Authorizer(settings.auth)
             assistant_service = AssistantService(storage, graphs, authorizer)
             await assistant_service.ensure_system_assistants()
-            sweeper = ThreadSweeper(storage, manager, settings.config.thread_ttl)
+            sweeper = ThreadSweeper(storage, dispatcher, settings.config.thread_ttl)
             event_sweeper = EventSweeper(storage, settings.config.limits)
             app.state.services = Services(
                 assistants=assistant_service,
                 threads=ThreadService(
                     storage,
                     graphs,
-                    manager,
-                    broker,
+                    dispatcher,
                     settings.config.thread_ttl,
                     authorizer,
                 ),
                 runs=RunService(
                     storage,
                     graphs,
-                    manager,
-                    broker,
+                    dispatcher,
                     assistant_service,
                     settings.config.default_config,
                     webhooks,
                     settings.config.thread_ttl,
                     authorizer,
                 ),
-                manager=manager,
-                thread_streams=ThreadStreams(storage, broker, authorizer),
+                dispatcher=dispatcher,
+                thread_streams=ThreadStreams(storage, dispatcher, authorizer),
             )
-            await manager.recover()
+            await dispatcher.recover()
             sweeper.start()
             event_sweeper.start()
             logger.info(
@@ -149,7 +204,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             finally:
                 await sweeper.stop()
                 await event_sweeper.stop()
-                await manager.shutdown()
+                await dispatcher.shutdown()
                 await webhooks.aclose()
 
     app = FastAPI(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from open_langgraph.runtime.manager import RunManager
+from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
@@ -19,7 +19,7 @@ class Services:
     assistants: AssistantService
     threads: ThreadService
     runs: RunService
-    manager: RunManager
+    dispatcher: RunDispatcher
     thread_streams: ThreadStreams
 
 

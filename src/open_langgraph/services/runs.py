@@ -14,15 +14,9 @@ from open_langgraph.auth.filters import stamped
 from open_langgraph.auth.users import run_user_keys, strip_reserved
 from open_langgraph.config import ThreadTTLConfig
 from open_langgraph.errors import Conflict, InvalidInput, NotFound
-from open_langgraph.runtime.broker import Broker
+from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.runtime.graphs import GraphRegistry
-from open_langgraph.runtime.manager import (
-    CancelAction,
-    RunHandle,
-    RunManager,
-    RunOutcome,
-    new_run_record,
-)
+from open_langgraph.runtime.manager import CancelAction, RunOutcome, new_run_record
 from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.services.assistants import AssistantService
@@ -57,8 +51,7 @@ class RunService:
         self,
         storage: Storage,
         graphs: GraphRegistry,
-        manager: RunManager,
-        broker: Broker,
+        dispatcher: RunDispatcher,
         assistants: AssistantService,
         default_config: dict[str, Any],
         webhooks: WebhookSender,
@@ -67,8 +60,7 @@ class RunService:
     ) -> None:
         self._storage = storage
         self._graphs = graphs
-        self._manager = manager
-        self._broker = broker
+        self._dispatch = dispatcher
         self._assistants = assistants
         self._default_config = default_config
         self._webhooks = webhooks
@@ -76,8 +68,8 @@ class RunService:
         self._auth = authorizer or Authorizer()
 
     # -- creating --------------------------------------------------------------------------
-    async def create(self, thread_id: str | None, payload: RunCreate) -> RunHandle:
-        """Validate and store a run, then hand it to the run manager."""
+    async def create(self, thread_id: str | None, payload: RunCreate) -> dict[str, Any]:
+        """Validate and store a run, then hand it to the dispatcher; returns the run."""
         _check_payload(payload)
         stream_modes = normalize_stream_modes(payload.stream_mode)
         if payload.webhook is not None:
@@ -156,8 +148,6 @@ class RunService:
             await self._storage.create_thread(
                 thread_id=thread_id, metadata=thread["metadata"], if_exists="raise"
             )
-        else:
-            await self._manager.prepare_thread(thread_id, payload.multitask_strategy or "enqueue")
 
         durability = payload.durability
         if durability is None and payload.checkpoint_during is not None:
@@ -180,7 +170,6 @@ class RunService:
             "on_disconnect": payload.on_disconnect,
             "on_completion": (payload.on_completion or "delete") if stateless else None,
         }
-        starts_now = self._manager.will_start_now(thread_id, payload.after_seconds or 0)
         run = new_run_record(
             run_id=run_id,
             thread_id=thread_id,
@@ -188,16 +177,16 @@ class RunService:
             metadata=metadata,
             kwargs=kwargs,
             multitask_strategy=payload.multitask_strategy or "enqueue",
-            status="running" if starts_now else "pending",
+            status="pending",
         )
-        await self._storage.create_run(
+        return await self._dispatch.start(
             run,
             ThreadUpdate(
                 status="busy",
                 metadata={"graph_id": graph_id, "assistant_id": assistant["assistant_id"]},
             ),
+            None if stateless else payload.multitask_strategy or "enqueue",
         )
-        return self._manager.submit(run, started=starts_now)
 
     @staticmethod
     def _create_run_value(thread_id: str | None, run_id: str, payload: RunCreate) -> dict[str, Any]:
@@ -319,51 +308,55 @@ class RunService:
 
     async def delete(self, thread_id: str, run_id: str) -> None:
         run = await self.get(thread_id, run_id, "delete")
-        if run["status"] not in FINISHED or self._manager.handle(run_id) is not None:
+        if run["status"] not in FINISHED or await self._dispatch.is_in_flight(run_id):
             raise Conflict(f"Run {run_id} is {run['status']}; cancel it before deleting it")
         await self._storage.delete_runs([run_id])
 
     # -- waiting and streaming ---------------------------------------------------------------
     async def outcome(self, thread_id: str, run_id: str) -> RunOutcome:
-        """Wait for the run to end (if it is ours and running) and return how it ended."""
-        # The handle is taken before the read: a run settles (stored, then its handle
-        # dropped) while the read awaits the database, and a handle looked up after it could
-        # be gone with the status read still `running`.
-        handle = self._manager.handle(run_id)
+        """Wait for the run to end (if it is in flight) and return how it ended."""
         run = await self.get(thread_id, run_id)
-        if handle is not None:
-            return await self._manager.wait(handle)
         if run["status"] not in FINISHED:
-            raise Conflict(f"Run {run_id} is {run['status']} but no worker owns it")
+            outcome = await self._dispatch.wait(thread_id, run_id)
+            if outcome is not None:
+                return outcome
+            # It ended between the read and the wait: read how.
+            run = await self._storage.get_run(run_id) or run
+            if run["status"] not in FINISHED:
+                raise Conflict(f"Run {run_id} is {run['status']} but no worker owns it")
         return RunOutcome(run["status"], run["output"], run["error"])
 
-    def events(self, run_id: str, after_seq: int | None) -> AsyncIterator[StoredEvent]:
+    async def wait_for(self, run: dict[str, Any]) -> RunOutcome:
+        """How a run this request just created ended, once it has."""
+        outcome = await self._dispatch.wait(run["thread_id"], run["run_id"])
+        if outcome is None:
+            return await self.outcome(run["thread_id"], run["run_id"])
+        return outcome
+
+    def events(
+        self, thread_id: str, run_id: str, after_seq: int | None
+    ) -> AsyncIterator[StoredEvent]:
         """The run's events after `after_seq`, then live ones while it runs.
 
         `None` means from now on, the moment of this call rather than of the first read, so
         a client that has the response headers misses nothing; a finished run has nothing.
         """
-        stream = self._broker.get(run_id)
-        if stream is not None:
-            return stream.follow(stream.last_seq if after_seq is None else after_seq)
-        return self._stored_events(run_id, after_seq)
+        return self._dispatch.events(thread_id, run_id, after_seq)
 
-    async def _stored_events(
-        self, run_id: str, after_seq: int | None
-    ) -> AsyncIterator[StoredEvent]:
-        if after_seq is None:
-            return
-        for event in await self._storage.get_run_events(run_id, after_seq):
-            yield event
+    async def cancel_on_disconnect(self, thread_id: str, run_id: str) -> None:
+        """A streaming client went away and asked for its run to be cancelled then."""
+        if await self._dispatch.is_in_flight(run_id):
+            await self._dispatch.cancel(thread_id, [run_id], action="interrupt", wait=False)
 
     # -- cancelling ------------------------------------------------------------------------
     async def cancel(
         self, thread_id: str, run_id: str, *, action: CancelAction, wait: bool
     ) -> None:
         run = await self.get(thread_id, run_id, "update", action=action)
-        if self._manager.handle(run_id) is None:
+        if run["status"] in FINISHED or not await self._dispatch.cancel(
+            thread_id, [run_id], action=action, wait=wait
+        ):
             raise Conflict(f"Run {run_id} is {run['status']}; there is nothing to cancel")
-        await self._manager.cancel(thread_id, [run_id], action=action, wait=wait)
 
     async def cancel_many(
         self,
@@ -384,29 +377,21 @@ class RunService:
         if run_ids is not None:
             chosen = list(run_ids)
         else:
-            candidates = (
-                self._manager.thread_runs(thread_id) if thread_id else self._manager.all_handles()
-            )
-            # A run has a task once it started executing (or is waiting out after_seconds).
-            chosen = [
-                h.run_id
-                for h in candidates
-                if status in (None, "all") or (status == "running") == (h.task is not None)
-            ]
+            chosen = await self._dispatch.in_flight(thread_id, status)
         if auth_filter is not None:
             chosen = await self._runs_inside(chosen, auth_filter)
-        return await self._manager.cancel(thread_id, chosen, action=action, wait=False)
+        return await self._dispatch.cancel(thread_id, chosen, action=action, wait=False)
 
     async def _runs_inside(self, run_ids: list[str], auth_filter: AuthFilter) -> list[str]:
-        """The runs (of this process) whose thread is inside the filter; others are left
-        alone as if they did not exist."""
+        """The runs whose thread is inside the filter; others are left alone as if they did
+        not exist."""
         allowed: dict[str, bool] = {}
         inside = []
         for run_id in run_ids:
-            handle = self._manager.handle(run_id)
-            if handle is None:
+            run = await self._storage.get_run(run_id)
+            if run is None:
                 continue
-            thread_id = handle.thread_id
+            thread_id = run["thread_id"]
             if thread_id not in allowed:
                 found = await self._storage.get_thread(thread_id, auth_filter)
                 allowed[thread_id] = found is not None

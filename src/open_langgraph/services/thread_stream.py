@@ -14,11 +14,11 @@ from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.errors import InvalidInput, NotFound
 from open_langgraph.runtime.broker import (
     RUN_END_SUFFIX,
-    Broker,
     SlowConsumer,
     ThreadEvent,
     ThreadListener,
 )
+from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.serde import dumps, parse_int64
 from open_langgraph.services.threads import check_uuid
 from open_langgraph.storage.base import Storage
@@ -78,10 +78,10 @@ def _reconnect_error(exc: SlowConsumer) -> ThreadEvent:
 
 class ThreadStreams:
     def __init__(
-        self, storage: Storage, broker: Broker, authorizer: Authorizer | None = None
+        self, storage: Storage, runs: RunDispatcher, authorizer: Authorizer | None = None
     ) -> None:
         self._storage = storage
-        self._broker = broker
+        self._runs = runs
         self._auth = authorizer or Authorizer()
 
     async def open(
@@ -107,7 +107,7 @@ class ThreadStreams:
                 )
         # Listen now, before the response starts: a client that has the response headers
         # misses nothing published after them.
-        listener = self._broker.attach(thread_id)
+        listener = await self._runs.attach(thread_id)
         return self._follow(thread_id, listener, resume_from, runs, modes)
 
     async def _follow(
@@ -146,10 +146,10 @@ class ThreadStreams:
                 if _wanted(event, modes):
                     yield event
         finally:
-            self._broker.detach(thread_id, queue)
+            await self._runs.detach(thread_id, queue)
 
     async def _replay_run(self, run_id: str, after: int) -> AsyncIterator[ThreadEvent]:
-        live = self._broker.get(run_id)
+        live = self._runs.live_stream(run_id)
         if live is not None:
             for stored in live.events_after(after):
                 yield ThreadEvent.of_run(run_id, stored)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from open_langgraph.config import ThreadTTLConfig
 from open_langgraph.errors import InvalidInput
-from open_langgraph.runtime.manager import RunManager
+from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.runtime.periodic import Periodic
 from open_langgraph.storage.base import Storage, TTLStrategy
 
@@ -75,7 +75,7 @@ async def arm(storage: Storage, thread_id: str, ttl: ThreadTTL | None) -> None:
 class ThreadSweeper:
     """Sweeps expired threads every `sweep_interval_minutes` while the server runs."""
 
-    def __init__(self, storage: Storage, runs: RunManager, config: ThreadTTLConfig) -> None:
+    def __init__(self, storage: Storage, runs: RunDispatcher, config: ThreadTTLConfig) -> None:
         self._storage = storage
         self._runs = runs
         self._periodic = Periodic("thread sweep", config.sweep_interval_minutes * 60, self.sweep)
@@ -85,7 +85,7 @@ class ThreadSweeper:
         swept = 0
         due = await self._storage.due_thread_ttls(timestamp(datetime.now(UTC)), _SWEEP_BATCH)
         for thread_id, strategy in due:
-            if self._runs.is_busy(thread_id):
+            if await self._runs.is_busy(thread_id):
                 continue
             if strategy == "delete":
                 await self._storage.prune_threads([thread_id], "delete")

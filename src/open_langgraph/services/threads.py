@@ -17,10 +17,10 @@ from open_langgraph.auth.context import current_user
 from open_langgraph.auth.filters import stamped
 from open_langgraph.config import ThreadTTLConfig
 from open_langgraph.errors import BadRequest, Conflict, Forbidden, InvalidInput, NotFound
-from open_langgraph.runtime.broker import Broker, ThreadEvent
+from open_langgraph.runtime.broker import ThreadEvent
+from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.runtime.factories import AccessContext
 from open_langgraph.runtime.graphs import GraphRegistry
-from open_langgraph.runtime.manager import RunManager
 from open_langgraph.runtime.run_spec import to_command
 from open_langgraph.runtime.state import (
     checkpoint_of,
@@ -82,15 +82,13 @@ class ThreadService:
         self,
         storage: Storage,
         graphs: GraphRegistry,
-        runs: RunManager,
-        broker: Broker,
+        runs: RunDispatcher,
         ttl_defaults: ThreadTTLConfig | None = None,
         authorizer: Authorizer | None = None,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
         self._runs = runs
-        self._broker = broker
         self._ttl_defaults = ttl_defaults or ThreadTTLConfig()
         self._auth = authorizer or Authorizer()
 
@@ -203,7 +201,7 @@ class ThreadService:
         check_uuid(thread_id, "thread ID")
         auth_filter = await self._auth.authorize("threads", "delete", {"thread_id": thread_id})
         await self._get(thread_id, auth_filter)
-        active = [h.run_id for h in self._runs.thread_runs(thread_id)]
+        active = await self._runs.in_flight(thread_id, None)
         if active:
             await self._runs.cancel(thread_id, active, action="interrupt", wait=True)
         if not await self._storage.delete_thread(thread_id, auth_filter):
@@ -320,7 +318,7 @@ class ThreadService:
             "threads", "delete", {"thread_ids": list(thread_ids)}
         )
         for thread_id in thread_ids:
-            if self._runs.is_busy(thread_id) and (
+            if await self._runs.is_busy(thread_id) and (
                 auth_filter is None or await self._storage.get_thread(thread_id, auth_filter)
             ):
                 raise Conflict(f"Thread {thread_id} has runs in progress; cancel them first")
@@ -405,7 +403,7 @@ class ThreadService:
         check_uuid(thread_id, "thread ID")
         auth_filter = await self._auth.authorize("threads", "update", {"thread_id": thread_id})
         thread = await self._get(thread_id, auth_filter)
-        if self._runs.is_busy(thread_id):
+        if await self._runs.is_busy(thread_id):
             raise Conflict(f"Thread {thread_id} is busy with a run; wait for it to finish")
         async with self._graph_for(thread, "threads.update") as graph:
             if graph is None:
@@ -423,7 +421,7 @@ class ThreadService:
                 raise BadRequest(f"cannot update the state: {exc}") from exc
             snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
         await self._storage.update_thread(thread_id, thread_update_from(snapshot))
-        self._broker.publish_to_thread(
+        self._runs.publish_to_thread(
             thread_id, ThreadEvent.state_update(thread_id, snapshot_json(snapshot))
         )
         checkpoint_json = checkpoint_of(config)

@@ -32,7 +32,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     )
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @pytest.mark.timeout(300)  # the 135M model on 2 shared cores: ~25 s idle, more under load

@@ -42,7 +42,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     )
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @pytest.fixture
@@ -184,4 +184,4 @@ async def test_a_seed_style_config_with_auth_serves_react_agent_to_its_user(
     finally:
         for client in (alice, bob):
             await client.http.client.aclose()
-        server.stop()
+        server.close()

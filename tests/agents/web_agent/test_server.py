@@ -38,7 +38,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     process = ServerProcess(config, directory / "olg.db", directory / "server.log")
     process.start()
     yield process
-    process.stop()
+    process.close()
 
 
 @pytest.fixture

@@ -134,11 +134,33 @@ _RUNNERS: dict[Path, LlamaRunner] = {}
 _RUNNERS_LOCK = threading.Lock()
 
 
+#: Loading a model holds the interpreter for seconds (llama.cpp keeps the GIL while it maps
+#: and warms the weights), so nothing else in the process runs meanwhile. A queue worker
+#: registers a hook here to extend its runs' leases first, so that other workers do not
+#: take them over from a worker that is only busy loading (runtime/queue_worker.py).
+_before_load: Callable[[float], None] | None = None
+#: How long a load may take, generously: a cold 1.5B model took 7-11 s here, 55 s overloaded.
+LOAD_ALLOWANCE_SECONDS = 180.0
+
+
+def set_before_load(hook: Callable[[float], None] | None) -> None:
+    """Call `hook(seconds)` before each model load; it may block until it is safe to load."""
+    global _before_load
+    _before_load = hook
+
+
+def announce_load(seconds: float) -> None:
+    """Tell the registered hook a load of up to `seconds` is about to freeze the process."""
+    if _before_load is not None:
+        _before_load(seconds)
+
+
 def get_runner(model_path: Path, *, n_ctx: int) -> LlamaRunner:
     """The process-wide runner for `model_path`, loading the model on first call."""
     key = model_path.resolve()
     with _RUNNERS_LOCK:
         runner = _RUNNERS.get(key)
         if runner is None:
+            announce_load(LOAD_ALLOWANCE_SECONDS)
             runner = _RUNNERS[key] = LlamaRunner(key, n_ctx=n_ctx)
         return runner

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Response
 from starlette.responses import StreamingResponse
 
 from open_langgraph.errors import InvalidInput
-from open_langgraph.runtime.manager import CancelAction, RunHandle
+from open_langgraph.runtime.manager import CancelAction
 from open_langgraph.serde import INT64_MAX, parse_int64
 from open_langgraph.server.deps import Services, ServicesDep
 from open_langgraph.server.responses import JSONResponse, select_fields
@@ -22,40 +22,38 @@ from open_langgraph.storage.base import StoredEvent
 router = APIRouter(tags=["runs"])
 
 
-def _run_headers(handle: RunHandle, suffix: str) -> dict[str, str]:
-    base = f"/threads/{handle.thread_id}/runs/{handle.run_id}"
+def _run_headers(run: dict[str, Any], suffix: str) -> dict[str, str]:
+    base = f"/threads/{run['thread_id']}/runs/{run['run_id']}"
     return {"Location": f"{base}{suffix}", "Content-Location": base}
 
 
 async def _wait(services: Services, thread_id: str | None, body: RunCreate) -> JSONResponse:
-    handle = await services.runs.create(thread_id, body)
-    outcome = await services.manager.wait(handle)
-    headers = {} if handle.run["kwargs"]["temporary"] else _run_headers(handle, "/join")
+    run = await services.runs.create(thread_id, body)
+    outcome = await services.runs.wait_for(run)
+    headers = {} if run["kwargs"]["temporary"] else _run_headers(run, "/join")
     return JSONResponse(outcome.output, headers=headers)
 
 
 async def _stream(services: Services, thread_id: str | None, body: RunCreate) -> StreamingResponse:
-    handle = await services.runs.create(thread_id, body)
+    run = await services.runs.create(thread_id, body)
     cancel_on_disconnect = (body.on_disconnect or "cancel") == "cancel"
 
     async def on_disconnect() -> None:
-        if cancel_on_disconnect and services.manager.handle(handle.run_id) is not None:
-            await services.manager.cancel(
-                handle.thread_id, [handle.run_id], action="interrupt", wait=False
-            )
+        if cancel_on_disconnect:
+            await services.runs.cancel_on_disconnect(run["thread_id"], run["run_id"])
 
     return sse_response(
-        services.runs.events(handle.run_id, -1),
+        services.runs.events(run["thread_id"], run["run_id"], -1),
         on_disconnect=on_disconnect,
-        headers={} if handle.run["kwargs"]["temporary"] else _run_headers(handle, "/stream"),
+        headers={} if run["kwargs"]["temporary"] else _run_headers(run, "/stream"),
     )
 
 
 # -- stateful -------------------------------------------------------------------------------
 @router.post("/threads/{thread_id}/runs")
 async def create_run(thread_id: str, body: RunCreate, services: ServicesDep) -> JSONResponse:
-    handle = await services.runs.create(thread_id, body)
-    return JSONResponse(public_run(handle.run), headers=_run_headers(handle, ""))
+    run = await services.runs.create(thread_id, body)
+    return JSONResponse(public_run(run), headers=_run_headers(run, ""))
 
 
 @router.post("/threads/{thread_id}/runs/wait")
@@ -118,15 +116,15 @@ async def join_run_stream(
             after = parse_int64(resume_after)
         except ValueError:
             raise InvalidInput("Last-Event-ID must be an event id (an integer) or -1") from None
-    events = services.runs.events(run_id, after)
+    events = services.runs.events(thread_id, run_id, after)
     modes = [mode for mode in stream_mode or () if mode]  # the SDK sends `stream_mode=` for none
     if modes:
         wanted = {"messages" if m == "messages-tuple" else m for m in modes} | {"metadata", "error"}
         events = _only_modes(events, wanted)
 
     async def on_disconnect() -> None:
-        if cancel_on_disconnect and services.manager.handle(run_id) is not None:
-            await services.manager.cancel(thread_id, [run_id], action="interrupt", wait=False)
+        if cancel_on_disconnect:
+            await services.runs.cancel_on_disconnect(thread_id, run_id)
 
     return sse_response(events, on_disconnect=on_disconnect)
 
@@ -183,8 +181,8 @@ async def join_thread_stream(
 # -- stateless ------------------------------------------------------------------------------
 @router.post("/runs")
 async def create_stateless_run(body: RunCreate, services: ServicesDep) -> JSONResponse:
-    handle = await services.runs.create(None, body)
-    return JSONResponse(public_run(handle.run))
+    run = await services.runs.create(None, body)
+    return JSONResponse(public_run(run))
 
 
 @router.post("/runs/wait")
@@ -199,8 +197,8 @@ async def stream_stateless_run(body: RunCreate, services: ServicesDep) -> Stream
 
 @router.post("/runs/batch")
 async def create_run_batch(body: RunBatch, services: ServicesDep) -> JSONResponse:
-    handles = [await services.runs.create(None, payload) for payload in body]
-    return JSONResponse([public_run(h.run) for h in handles])
+    runs = [await services.runs.create(None, payload) for payload in body]
+    return JSONResponse([public_run(run) for run in runs])
 
 
 @router.post("/runs/cancel", status_code=204)

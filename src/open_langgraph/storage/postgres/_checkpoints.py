@@ -1,53 +1,20 @@
-"""Thread-wide checkpoint operations on LangGraph's official PostgreSQL saver.
+"""The one checkpoint operation the official PostgreSQL saver has no public API for: rollback.
 
-Deleting and pruning go through the saver's public API (`adelete_thread`, `aprune`). Copying
-does too: every checkpoint is read with `alist` and written again under the new thread id
-with `aput` and `aput_writes`, oldest first so each parent exists before its child.
-
-Rollback (removing the checkpoints some runs created) has no public API, so it is the one
-documented adapter onto the saver's schema, `checkpoints`, `checkpoint_writes` and
-`checkpoint_blobs` as langgraph-checkpoint-postgres 3.x creates them: it deletes the
-checkpoints whose metadata names one of the runs, their pending writes, and the blobs no
-remaining checkpoint of the thread refers to.
+Deleting and pruning a thread's checkpoints go through the saver's public API
+(`adelete_thread`, `aprune`), and copying through `alist`/`aput`/`aput_writes`
+(`storage/_thread_checkpoints.py`). Removing the checkpoints some runs created has no public
+API (`adelete_for_runs` is not implemented by the saver), so this module is the one documented
+adapter onto the saver's schema, `checkpoints`, `checkpoint_writes` and `checkpoint_blobs` as
+langgraph-checkpoint-postgres 3.x creates them: it deletes the checkpoints whose metadata names
+one of the runs, their pending writes, and the blobs no remaining checkpoint of the thread
+refers to.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
 from open_langgraph.storage.postgres._db import Conn
-
-
-async def copy_checkpoints(saver: AsyncPostgresSaver, source: str, target: str) -> None:
-    """Write every checkpoint (all namespaces) and pending write of `source` under `target`.
-
-    Task paths of pending writes are not part of the public API and are stored empty; they
-    only order the writes of one step, which `aput_writes` keeps per task.
-    """
-    found = [item async for item in saver.alist({"configurable": {"thread_id": source}})]
-    for item in sorted(found, key=lambda t: t.checkpoint["id"]):
-        configurable = item.config["configurable"]
-        parent: dict[str, Any] = {
-            "thread_id": target,
-            "checkpoint_ns": configurable.get("checkpoint_ns", ""),
-        }
-        if item.parent_config is not None:
-            parent["checkpoint_id"] = item.parent_config["configurable"]["checkpoint_id"]
-        saved = await saver.aput(
-            RunnableConfig(configurable=parent),
-            item.checkpoint,
-            item.metadata,
-            dict(item.checkpoint["channel_versions"]),
-        )
-        by_task: dict[str, list[tuple[str, Any]]] = {}
-        for task_id, channel, value in item.pending_writes or ():
-            by_task.setdefault(task_id, []).append((channel, value))
-        for task_id, writes in by_task.items():
-            await saver.aput_writes(saved, writes, task_id)
 
 
 async def delete_checkpoints_of_runs(conn: Conn, thread_id: str, run_ids: Sequence[str]) -> None:

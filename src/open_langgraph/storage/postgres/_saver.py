@@ -1,28 +1,22 @@
-"""The official `AsyncPostgresSaver`, without the per-run signature cost LangGraph adds.
-
-As for SQLite (`storage/sqlite/_saver.py`): each graph invocation asks `inspect.signature`
-whether `aput_writes` accepts `task_path`; a precomputed `__signature__` answers at no cost.
-Storage, schema and serialisation are the official saver's, untouched.
-"""
+"""The official `AsyncPostgresSaver`, without the per-run signature cost (`storage/_saver.py`)
+and without its process-wide lock when it draws connections from a pool."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Sequence
+import contextlib
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from psycopg_pool import AsyncConnectionPool
+
+from open_langgraph.storage._saver import PrecomputedSignature
 
 
-class PostgresCheckpointer(AsyncPostgresSaver):
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        await super().aput_writes(config, writes, task_id, task_path)
-
-    aput_writes.__signature__ = inspect.signature(aput_writes)  # type: ignore[attr-defined]
+class PostgresCheckpointer(PrecomputedSignature, AsyncPostgresSaver):
+    def __init__(self, conn: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(conn, *args, **kwargs)
+        if isinstance(conn, AsyncConnectionPool):
+            # The saver holds `self.lock` around every call, which protects a single shared
+            # connection; each call on a pool gets a connection of its own, so the lock only
+            # queued every run's checkpoint writes in the process behind one another.
+            self.lock = contextlib.nullcontext()  # type: ignore[assignment]

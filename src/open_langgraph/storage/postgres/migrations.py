@@ -8,12 +8,15 @@ LangGraph's checkpoint tables are not ours: the official saver migrates them (`s
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from psycopg import AsyncConnection
 
 # Any fixed 64-bit number naming "olg schema migrations" for pg_advisory_lock.
 _LOCK_KEY = 0x6F6C675F6D696772
+_LOCK_POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +133,22 @@ END
 $$;
 """,
     ),
+    Migration(
+        2,
+        "durable run queue: attempts, due times, worker leases, cancellation requests",
+        """
+ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN available_at TIMESTAMPTZ NOT NULL DEFAULT now();
+ALTER TABLE runs ADD COLUMN worker_id TEXT;
+ALTER TABLE runs ADD COLUMN lease_expires_at TIMESTAMPTZ;
+ALTER TABLE runs ADD COLUMN cancel_action TEXT;
+CREATE INDEX runs_pending ON runs (seq) WHERE status = 'pending';
+CREATE INDEX runs_in_flight ON runs (thread_id, seq) WHERE status IN ('pending', 'running');
+-- One executing run per thread, whatever the processes racing to start one.
+CREATE UNIQUE INDEX runs_one_running ON runs (thread_id) WHERE status = 'running';
+CREATE INDEX runs_leases ON runs (lease_expires_at) WHERE status = 'running';
+""",
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version
@@ -155,14 +174,18 @@ async def current(conn: AsyncConnection) -> int | None:
     return None if version is None else int(version)  # type: ignore[call-overload]
 
 
-async def upgrade(conn: AsyncConnection) -> list[int]:
+async def upgrade(
+    conn: AsyncConnection, then: Callable[[], Awaitable[None]] | None = None
+) -> list[int]:
     """Apply every migration the database lacks, in order; returns the versions applied.
 
     `conn` must be in autocommit mode: each step gets a transaction of its own, so a failing
-    step leaves the database at the previous version rather than half-changed.
+    step leaves the database at the previous version rather than half-changed. `then` runs
+    while the lock is still held: the saver's own migrations, which race (duplicate keys,
+    deadlocks) when several processes start on an empty database at once.
     """
     applied: list[int] = []
-    await conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+    await _lock(conn)
     try:
         await conn.execute(_CREATE_TABLE)
         at = await current(conn) or 0
@@ -176,9 +199,23 @@ async def upgrade(conn: AsyncConnection) -> list[int]:
                     (step.version, step.name),
                 )
             applied.append(step.version)
+        if then is not None:
+            await then()
     finally:
         await conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
     return applied
+
+
+async def _lock(conn: AsyncConnection) -> None:
+    """Take the migration lock, polling rather than waiting in `pg_advisory_lock`: the saver's
+    `CREATE INDEX CONCURRENTLY` waits for every open transaction to end, a session blocked
+    in `pg_advisory_lock` is one, and the two would wait for each other forever."""
+    while True:
+        cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (_LOCK_KEY,))
+        row = await cur.fetchone()
+        if row is not None and _first(row):
+            return
+        await asyncio.sleep(_LOCK_POLL_SECONDS)
 
 
 def _first(row: object) -> object:

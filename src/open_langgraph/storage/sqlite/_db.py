@@ -1,37 +1,22 @@
-"""Connection handling and row decoding shared by the SQLite storage mixins."""
+"""SQLite's side of the shared queries: its dialect, and statements on the saver's connection."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import aiosqlite
 import orjson
 
-from open_langgraph.storage.base import AuthFilter, SortOrder
+from open_langgraph.storage._sql import Dialect, Row, SqlBackend
+from open_langgraph.storage.base import AuthFilter
 from open_langgraph.storage.sqlite._saver import SqliteCheckpointer
-
-ASSISTANT_COLUMNS = (
-    "assistant_id, graph_id, config, context, metadata, name, description, version, "
-    "created_at, updated_at"
-)
-THREAD_COLUMNS = (
-    "thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "
-    "state_values, interrupts, error"
-)
-RUN_COLUMNS = (
-    "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, "
-    "multitask_strategy, output, error"
-)
 
 
 def dump(value: Any) -> str:
     return orjson.dumps(value).decode()
-
-
-def load(text: str | None) -> Any:
-    return None if text is None else orjson.loads(text)
 
 
 def _string_equality(key: str, condition: Any) -> str | None:
@@ -43,101 +28,112 @@ def _string_equality(key: str, condition: Any) -> str | None:
     return None
 
 
-def auth_condition(auth_filter: AuthFilter) -> tuple[str, tuple[Any, ...]]:
-    """SQL keeping the rows whose `metadata` lies inside an authorization filter.
+class SqliteDialect(Dialect):
+    """JSON is text (orjson), times are ISO-8601 text, and JSON matching runs the Python
+    definitions of `storage/filters.py`, registered on the connection as SQL functions."""
 
-    Equality with a string (`{"owner": x}`, by far the most common filter) is checked with
-    SQLite's own JSON functions, in C; the rest of the filter goes to `olg_auth_filter`
-    (`storage/filters.py`), which parses each row's metadata in Python.
-    """
-    clauses: list[str] = []
-    params: list[Any] = []
-    rest: dict[str, Any] = {}
-    for key, condition in auth_filter.items():
-        value = None if key.startswith("$") else _string_equality(key, condition)
-        if value is None:
-            rest[key] = condition
-            continue
-        path = f'$."{key}"'
-        clauses.append("json_type(metadata, ?) = 'text' AND json_extract(metadata, ?) = ?")
-        params.extend((path, path, value))
-    if rest or not clauses:
-        clauses.append("olg_auth_filter(metadata, ?)")
-        params.append(dump(rest))
-    return " AND ".join(clauses), tuple(params)
+    time_param = "?"
+    ilike = "LIKE"  # case-insensitive for ASCII already
+    tiebreak = "rowid"
+    lock_rows = ""  # our writes hold the saver's lock: one at a time
 
+    def json(self, value: Any) -> str | None:
+        return None if value is None else dump(value)
 
-def auth_clause(auth_filter: AuthFilter | None) -> tuple[str, tuple[Any, ...]]:
-    """` AND <metadata inside the filter>` and its parameters, or nothing without a filter."""
-    if auth_filter is None:
-        return "", ()
-    condition, params = auth_condition(auth_filter)
-    return f" AND {condition}", params
+    def contains(self, column: str, pattern: Any, params: list[Any]) -> str:
+        params.append(dump(pattern))
+        return f"olg_json_contains({column}, ?)"
 
+    def any_of(self, column: str, values: Sequence[Any], params: list[Any]) -> str:
+        params.extend(values)
+        return f"{column} IN ({','.join('?' * len(values))})"
 
-def order_clause(sort_by: str, sort_order: SortOrder) -> str:
-    # sort_by is checked against a fixed set by the caller; never user text in SQL.
-    direction = "ASC" if sort_order == "asc" else "DESC"
-    return f"ORDER BY {sort_by} {direction}, rowid {direction}"
+    def merge_patch(self, column: str, patch: Any, params: list[Any]) -> str:
+        params.append(dump(patch))
+        return f"json_patch({column}, ?)"
 
+    def auth(self, auth_filter: AuthFilter, params: list[Any]) -> str:
+        """Equality with a string (`{"owner": x}`, by far the most common filter) is checked
+        with SQLite's own JSON functions, in C; the rest of the filter goes to
+        `olg_auth_filter`, which parses each row's metadata in Python."""
+        clauses: list[str] = []
+        rest: dict[str, Any] = {}
+        for key, condition in auth_filter.items():
+            value = None if key.startswith("$") else _string_equality(key, condition)
+            if value is None:
+                rest[key] = condition
+                continue
+            path = f'$."{key}"'
+            clauses.append("json_type(metadata, ?) = 'text' AND json_extract(metadata, ?) = ?")
+            params.extend((path, path, value))
+        if rest or not clauses:
+            clauses.append("olg_auth_filter(metadata, ?)")
+            params.append(dump(rest))
+        return " AND ".join(clauses)
 
-def assistant_record(row: Sequence[Any]) -> dict[str, Any]:
-    return {
-        "assistant_id": row[0],
-        "graph_id": row[1],
-        "config": load(row[2]),
-        "context": load(row[3]),
-        "metadata": load(row[4]),
-        "name": row[5],
-        "description": row[6],
-        "version": row[7],
-        "created_at": row[8],
-        "updated_at": row[9],
-    }
+    def load_json(self, stored: str | None) -> Any:
+        return None if stored is None else orjson.loads(stored)
+
+    def load_time(self, stored: str, timespec: str = "auto") -> str:
+        return stored  # stored as `utc_now()` wrote it
 
 
-def thread_record(row: Sequence[Any]) -> dict[str, Any]:
-    return {
-        "thread_id": row[0],
-        "created_at": row[1],
-        "updated_at": row[2],
-        "state_updated_at": row[3],
-        "metadata": load(row[4]),
-        "status": row[5],
-        "config": load(row[6]),
-        "values": load(row[7]),
-        "interrupts": load(row[8]),
-        "error": load(row[9]),
-    }
+class _InTransaction:
+    """Statements inside a transaction the caller holds the lock of and commits."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        async with self._conn.execute(sql, params) as cur:
+            return await cur.fetchone()  # type: ignore[return-value]  # sqlite3 rows are tuples
+
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        async with self._conn.execute(sql, params) as cur:
+            return list(await cur.fetchall())  # type: ignore[arg-type]  # tuples, as above
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        async with self._conn.execute(sql, params) as cur:
+            return cur.rowcount
+
+    async def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self._conn.executemany(sql, rows)
 
 
-def run_record(row: Sequence[Any]) -> dict[str, Any]:
-    return {
-        "run_id": row[0],
-        "thread_id": row[1],
-        "assistant_id": row[2],
-        "created_at": row[3],
-        "updated_at": row[4],
-        "status": row[5],
-        "metadata": load(row[6]),
-        "kwargs": load(row[7]),
-        "multitask_strategy": row[8],
-        "output": load(row[9]),
-        "error": load(row[10]),
-    }
+class _Autocommit(_InTransaction):
+    """Reads as they come; each write in a transaction of its own, rolled back on an error."""
+
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        begin: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]],
+    ) -> None:
+        super().__init__(conn)
+        self._begin = begin
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        async with self._begin() as conn:
+            return await _InTransaction(conn).run(sql, params)
+
+    async def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        async with self._begin() as conn:
+            await _InTransaction(conn).run_many(sql, rows)
 
 
-class SqliteBase:
+class SqliteBase(SqlBackend):
     """One aiosqlite connection shared with the official SQLite checkpointer.
 
     Writes take the saver's lock, so a multi-statement transaction of ours never has a
-    checkpoint commit land in its middle.
+    checkpoint commit land in its middle (and must not call the saver, which takes it too).
     """
+
+    dialect = SqliteDialect()
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
         self.checkpointer = SqliteCheckpointer(conn)
         self._lock = self.checkpointer.lock
+        self.sql = _Autocommit(conn, self.transaction)
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -151,18 +147,7 @@ class SqliteBase:
                 raise
             await self.conn.commit()
 
-    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        async with self.conn.execute(sql, params) as cur:
-            return await cur.fetchone()
-
-    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        async with self.conn.execute(sql, params) as cur:
-            return list(await cur.fetchall())
-
-    async def write(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """One autocommitted statement; returns the number of rows it changed."""
-        async with self._lock:
-            async with self.conn.execute(sql, params) as cur:
-                count = cur.rowcount
-            await self.conn.commit()
-            return count
+    @contextlib.asynccontextmanager
+    async def atomic(self) -> AsyncIterator[_InTransaction]:
+        async with self.transaction() as conn:
+            yield _InTransaction(conn)

@@ -1,29 +1,11 @@
-"""The official `AsyncSqliteSaver`, with one cost LangGraph adds to every run taken away.
-
-Each graph invocation asks `inspect.signature` whether the saver's `aput_writes` accepts
-`task_path`; building that signature took about a tenth of the server's CPU per run. Giving
-the method a precomputed `__signature__` answers the same question at no cost. Storage,
-schema and serialisation are the official saver's, untouched.
-"""
+"""The official `AsyncSqliteSaver`, without the per-run signature cost (`storage/_saver.py`)."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Sequence
-from typing import Any
-
-from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from open_langgraph.storage._saver import PrecomputedSignature
 
-class SqliteCheckpointer(AsyncSqliteSaver):
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        await super().aput_writes(config, writes, task_id, task_path)
 
-    aput_writes.__signature__ = inspect.signature(aput_writes)  # type: ignore[attr-defined]
+class SqliteCheckpointer(PrecomputedSignature, AsyncSqliteSaver):
+    pass

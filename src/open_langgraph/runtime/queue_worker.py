@@ -1,0 +1,448 @@
+"""A queue worker: takes runs from the PostgreSQL queue, executes them, keeps their leases.
+
+Executing is the run manager's job, as in a single process; this module changes where runs
+come from and where what they do goes:
+
+* runs are claimed from the queue (`storage/postgres/queue.py`) when the bus says one may be
+  due, when one of ours ends, or every `poll_seconds` in case a wake-up was lost;
+* every event is stored the moment it happens and then published on the bus (`EventRelay`),
+  so a reader in any process can replay it and the bus never carries an event the database
+  lacks;
+* a lease on each run is renewed every third of its length; a run whose worker stops
+  renewing is taken back by any worker's reaper and resumed from its last checkpoint by the
+  next worker (attempt + 1, `metadata.run_attempt`), its events numbered on after the
+  stored ones, so no stream client receives an event twice;
+* SIGTERM stops claiming, lets the runs held finish for `grace_seconds`, and hands the rest
+  back to the queue to resume elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from open_langgraph.models.local.runner import set_before_load
+from open_langgraph.runtime import bus as messages
+from open_langgraph.runtime.broker import Broker, RunEventStream, ThreadEvent
+from open_langgraph.runtime.bus import EventBus
+from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.manager import RunHandle, RunManager, RunOutcome
+from open_langgraph.runtime.settling import retrying
+from open_langgraph.runtime.webhooks import WebhookSender
+from open_langgraph.storage.base import Storage, StoredEvent, ThreadUpdate
+from open_langgraph.storage.postgres.queue import PostgresRunQueue
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class RunRelay:
+    """One run's place in the `EventWriter`: where its events go, how it ended."""
+
+    run_id: str
+    thread_id: str
+    silenced: bool = False
+    """Set once the run is no longer this worker's: nothing more of it is published."""
+    outcome: dict[str, Any] | None = None
+
+
+class EventWriter:
+    """Stores the events of a worker's runs as they happen, then publishes them.
+
+    Events are pushed synchronously by the runs' event streams; one flusher task writes
+    whatever accumulated, across runs, in one statement, then publishes one message per
+    thread in one round trip. Under load that is a few round trips per batch, not per event.
+    """
+
+    def __init__(self, queue: PostgresRunQueue, bus: EventBus) -> None:
+        self._queue = queue
+        self._bus = bus
+        self._pending: list[tuple[RunRelay, ThreadEvent]] = []
+        self._flusher: asyncio.Task[None] | None = None
+
+    def push(self, relay: RunRelay, event: ThreadEvent) -> None:
+        if relay.silenced:
+            return
+        self._pending.append((relay, event))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush(), name="run-events")
+
+    async def drain(self) -> None:
+        """Return once everything pushed so far is stored and published."""
+        while self._flusher is not None and not self._flusher.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._flusher)
+
+    async def _flush(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            batch = [(relay, event) for relay, event in batch if not relay.silenced]
+            stored = [
+                (relay.run_id, StoredEvent(e.seq, e.event, e.data))
+                for relay, e in batch
+                if e.seq is not None
+            ]
+            if stored:
+                try:
+                    await retrying(
+                        "storing run events", lambda rows=stored: self._queue.append_events(rows)
+                    )
+                except Exception:
+                    logger.exception("%d run events could not be stored", len(stored))
+            await self._bus.publish_many(_messages_of(batch))
+
+
+def _messages_of(batch: list[tuple[RunRelay, ThreadEvent]]) -> list[tuple[str, bytes]]:
+    """One message per run (in order of first appearance) on its thread's channel."""
+    grouped: dict[str, tuple[RunRelay, list[StoredEvent], list[bool]]] = {}
+    for relay, event in batch:
+        _, events, ended = grouped.setdefault(relay.run_id, (relay, [], [False]))
+        if event.seq is None:
+            ended[0] = True
+        else:
+            events.append(StoredEvent(event.seq, event.event, event.data))
+    return [
+        (
+            messages.thread_channel(relay.thread_id),
+            messages.ThreadMessage(
+                relay.run_id, events, ended[0], relay.outcome if ended[0] else None
+            ).encode(),
+        )
+        for relay, events, ended in grouped.values()
+    ]
+
+
+class QueueRunManager(RunManager):
+    """The run manager of a worker: runs arrive claimed, their ends are stored only while
+    the lease is still ours, and their events go through an `EventWriter`."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        queue: PostgresRunQueue,
+        bus: EventBus,
+        graphs: GraphRegistry,
+        *,
+        worker_id: str,
+        max_concurrency: int,
+        webhooks: WebhookSender | None,
+        run_timeout_seconds: float | None,
+    ) -> None:
+        super().__init__(
+            storage,
+            graphs,
+            Broker(),  # holds no stream: `_open_stream` sends events to a relay instead
+            max_concurrency=max_concurrency,
+            webhooks=webhooks,
+            run_timeout_seconds=run_timeout_seconds,
+        )
+        self._queue = queue
+        self._bus = bus
+        self._worker_id = worker_id
+        self._writer = EventWriter(queue, bus)
+        self._relays: dict[str, RunRelay] = {}
+        #: Runs whose end is being stored: their lease ends with it, not lost.
+        self.ending: set[str] = set()
+        self.on_settled: asyncio.Event = asyncio.Event()
+
+    @property
+    def running(self) -> int:
+        return len(self._handles)
+
+    def _open_stream(self, run: dict[str, Any]) -> RunEventStream:
+        relay = RunRelay(run["run_id"], run["thread_id"])
+        self._relays[run["run_id"]] = relay
+        first_seq = run.pop("next_seq", 0)
+        return RunEventStream(
+            run["run_id"], lambda event: self._writer.push(relay, event), first_seq=first_seq
+        )
+
+    async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
+        kwargs = await super()._run_kwargs(handle)
+        attempt = handle.run.get("attempt") or 1
+        if attempt <= 1:
+            return kwargs
+        config = kwargs["config"]
+        metadata = {**(config.get("metadata") or {}), "run_attempt": attempt}
+        configurable = dict(config["configurable"])
+        if await self._checkpointed(handle):
+            # Resume: no input again, from the thread's newest checkpoint, which this run
+            # wrote; nodes that finished before the worker died are not run again.
+            for key in ("checkpoint_id", "checkpoint_map"):
+                configurable.pop(key, None)
+            kwargs = {**kwargs, "input": None, "command": None}
+            logger.info(
+                "run %s: attempt %d resumes from its last checkpoint", handle.run_id, attempt
+            )
+        return {**kwargs, "config": {**config, "metadata": metadata, "configurable": configurable}}
+
+    async def _checkpointed(self, handle: RunHandle) -> bool:
+        config = {"configurable": {"thread_id": handle.thread_id, "checkpoint_ns": ""}}
+        async for _ in self._storage.checkpointer.alist(
+            config,  # type: ignore[arg-type]
+            filter={"run_id": handle.run_id},
+            limit=1,
+        ):
+            return True
+        return False
+
+    async def _store_outcome(
+        self,
+        handle: RunHandle,
+        outcome: RunOutcome,
+        thread_update: ThreadUpdate | None,
+        events: list[StoredEvent],
+    ) -> None:
+        relay = self._relays.get(handle.run_id)
+        await self._writer.drain()
+        self.ending.add(handle.run_id)
+        stored = await self._queue.finish_claimed(
+            handle.run_id,
+            handle.thread_id,
+            self._worker_id,
+            status=outcome.status,
+            output=outcome.output,
+            error=outcome.error,
+            thread_update=thread_update,
+            first_seq=handle.stream.first_seq,
+            kept_seqs=[event.seq for event in events],
+        )
+        if stored and relay is not None:
+            relay.outcome = {
+                "status": outcome.status,
+                "output": outcome.output,
+                "error": outcome.error,
+            }
+        if not stored:
+            # The lease expired and another worker owns the run now: its end is theirs.
+            logger.warning("run %s: lease lost before the end was stored", handle.run_id)
+            handle.released = "lost"
+            if relay is not None:
+                relay.silenced = True
+
+    async def _roll_back(self, handle: RunHandle, graph: Any, was_head: bool, busy: bool) -> None:
+        busy = len(await self._queue.in_flight(handle.thread_id, None)) > 1
+        await super()._roll_back(handle, graph, was_head, busy)
+
+    async def _release(self, handle: RunHandle) -> None:
+        relay = self._relays.get(handle.run_id)
+        await self._writer.drain()
+        if relay is not None:
+            relay.silenced = True
+        if handle.released == "handback" and await self._queue.handback(
+            handle.run_id, self._worker_id
+        ):
+            logger.info("run %s handed back to the queue", handle.run_id)
+            await self._bus.publish(messages.WAKE_CHANNEL, b"1")
+
+    def _call_webhook(self, handle: RunHandle, outcome: RunOutcome, thread_update: Any) -> None:
+        if handle.released is None:
+            super()._call_webhook(handle, outcome, thread_update)
+
+    def _settled(self, handle: RunHandle) -> None:
+        self.ending.discard(handle.run_id)
+        self._relays.pop(handle.run_id, None)
+        self.on_settled.set()
+
+    def release_all(self, how: str) -> list[RunHandle]:
+        """Mark every run held as released (`handback` / `lost`) and cancel it."""
+        held = list(self._handles.values())
+        for handle in held:
+            handle.released = how  # type: ignore[assignment]
+            if handle.task is not None:
+                handle.task.cancel()
+        return held
+
+    def release(self, run_id: str, how: str) -> None:
+        handle = self._handles.get(run_id)
+        if handle is not None and handle.released is None:
+            handle.released = how  # type: ignore[assignment]
+            if handle.task is not None:
+                handle.task.cancel()
+
+
+class QueueWorker:
+    """Claims, executes and guards runs until stopped."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        queue: PostgresRunQueue,
+        bus: EventBus,
+        graphs: GraphRegistry,
+        *,
+        concurrency: int = 32,
+        lease_seconds: float = 5.0,
+        max_attempts: int = 3,
+        poll_seconds: float = 1.0,
+        grace_seconds: float = 30.0,
+        webhooks: WebhookSender | None = None,
+        run_timeout_seconds: float | None = None,
+    ) -> None:
+        self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._queue = queue
+        self._bus = bus
+        self._concurrency = concurrency
+        self._lease = lease_seconds
+        self._max_attempts = max_attempts
+        self._poll = poll_seconds
+        self._grace = grace_seconds
+        self.manager = QueueRunManager(
+            storage,
+            queue,
+            bus,
+            graphs,
+            worker_id=self.worker_id,
+            max_concurrency=concurrency,
+            webhooks=webhooks,
+            run_timeout_seconds=run_timeout_seconds,
+        )
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._tasks: list[asyncio.Task[None]] = []
+        # Until when (monotonic) leases are renewed for longer than usual: a model load.
+        self._extended_until = 0.0
+
+    async def start(self) -> None:
+        set_before_load(self._before_model_load(asyncio.get_running_loop()))
+        wake = await self._bus.subscribe(messages.WAKE_CHANNEL)
+        cancels = await self._bus.subscribe(messages.CANCEL_CHANNEL)
+        self._tasks = [
+            asyncio.create_task(self._claim_loop(), name="worker-claim"),
+            asyncio.create_task(self._lease_loop(), name="worker-leases"),
+            asyncio.create_task(self._listen_wake(wake), name="worker-wake"),
+            asyncio.create_task(self._listen_cancel(cancels), name="worker-cancel"),
+        ]
+        logger.info(
+            "worker %s taking runs (concurrency %d, lease %g s)",
+            self.worker_id,
+            self._concurrency,
+            self._lease,
+        )
+
+    async def stop(self) -> None:
+        """Stop claiming; give held runs `grace_seconds` to end, then hand them back."""
+        self._stopping = True
+        self._wake.set()
+        deadline = asyncio.get_running_loop().time() + self._grace
+        while self.manager.running and asyncio.get_running_loop().time() < deadline:
+            self.manager.on_settled.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.manager.on_settled.wait(), 0.2)
+        held = self.manager.release_all("handback")
+        for handle in held:
+            await handle.done.wait()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        set_before_load(None)
+        logger.info("worker %s stopped (%d runs handed back)", self.worker_id, len(held))
+
+    # -- loops -----------------------------------------------------------------------------
+    async def _claim_loop(self) -> None:
+        while not self._stopping:
+            self._wake.clear()
+            self.manager.on_settled.clear()
+            try:
+                while not self._stopping and self.manager.running < self._concurrency:
+                    free = self._concurrency - self.manager.running
+                    began = time.monotonic()
+                    claimed = await self._queue.claim(self.worker_id, self._lease, free)
+                    logger.debug(
+                        "claimed %d of %d in %.1f ms",
+                        len(claimed),
+                        free,
+                        (time.monotonic() - began) * 1000,
+                    )
+                    for run in claimed:
+                        # Claimed runs are due: `after_seconds` was waited out in the queue.
+                        run["kwargs"] = {**run["kwargs"], "after_seconds": 0}
+                        self.manager.submit(run, started=True)
+                    if len(claimed) < free:
+                        break
+            except Exception:
+                logger.exception("worker %s: claiming a run failed", self.worker_id)
+            waits = [
+                asyncio.ensure_future(self._wake.wait()),
+                asyncio.ensure_future(self.manager.on_settled.wait()),
+            ]
+            await asyncio.wait(waits, timeout=self._poll, return_when=asyncio.FIRST_COMPLETED)
+            for waiting in waits:
+                waiting.cancel()
+
+    async def _lease_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self._lease / 3)
+            try:
+                await self._renew()
+                requeued, failed = await self._queue.reap(self._max_attempts)
+                if requeued:
+                    logger.warning("runs %s lost their worker: queued again", requeued)
+                    await self._bus.publish(messages.WAKE_CHANNEL, b"1")
+                    self._wake.set()
+                for run_id, thread_id in failed:
+                    logger.warning("run %s lost its worker too often: ended error", run_id)
+                    await self._bus.publish(
+                        messages.thread_channel(thread_id),
+                        messages.ThreadMessage(run_id, [], True).encode(),
+                    )
+            except Exception:
+                logger.exception("worker %s: renewing leases failed", self.worker_id)
+
+    def _before_model_load(self, loop: asyncio.AbstractEventLoop) -> Callable[[float], None]:
+        """The hook run before a model load freezes this process (models/local/runner.py):
+        it extends the leases of the runs held first, so none is taken over meanwhile."""
+
+        def extend(seconds: float) -> None:
+            self._extended_until = time.monotonic() + seconds
+            if threading.get_ident() == loop_thread:
+                return  # on the event loop itself: cannot wait; the next renewal extends
+            done = asyncio.run_coroutine_threadsafe(self._renew(), loop)
+            with contextlib.suppress(Exception):
+                done.result(timeout=10)
+
+        loop_thread = threading.get_ident()
+        return extend
+
+    async def _renew(self) -> None:
+        # A run whose outcome is set has ended: its lease went with it.
+        held = [
+            h.run_id for h in self.manager.all_handles() if h.released is None and h.outcome is None
+        ]
+        lease = max(self._lease, self._extended_until - time.monotonic())
+        kept = await self._queue.renew(self.worker_id, held, lease)
+        for run_id in held:
+            if run_id in self.manager.ending or self.manager.handle(run_id) is None:
+                continue  # it ended meanwhile: the lease went with it
+            if run_id not in kept:
+                logger.warning("run %s: lease lost; another worker will resume it", run_id)
+                self.manager.release(run_id, "lost")
+            elif (action := kept[run_id]) is not None:
+                await self._cancel(run_id, action)
+
+    async def _listen_wake(self, subscription: messages.Subscription) -> None:
+        while True:
+            await subscription.messages.get()
+            self._wake.set()
+
+    async def _listen_cancel(self, subscription: messages.Subscription) -> None:
+        while True:
+            run_id, action = messages.decode_cancel(await subscription.messages.get())
+            await self._cancel(run_id, action)
+
+    async def _cancel(self, run_id: str, action: str) -> None:
+        handle = self.manager.handle(run_id)
+        if handle is None or handle.cancel_action is not None or handle.released is not None:
+            return
+        await self.manager.cancel(None, [run_id], action=action, wait=False)  # type: ignore[arg-type]

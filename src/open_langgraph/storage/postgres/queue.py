@@ -1,0 +1,383 @@
+"""The durable run queue in PostgreSQL: what API processes and workers share about runs.
+
+Every decision that must hold across processes is taken inside one transaction here: which
+run a worker takes (`FOR UPDATE SKIP LOCKED`, the oldest due run of a thread with nothing
+running), what a new run does to a busy thread (under the thread row's lock, so two
+`reject` requests cannot both win), who owns a running run (a lease the worker renews),
+and who may store its end (only the lease holder).
+
+Lock order, to never deadlock: a thread's row first, then its runs' rows. Every
+transaction here that changes both takes them in that order; claiming changes only a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Literal
+
+from psycopg import errors
+from psycopg.rows import DictRow
+from psycopg_pool import AsyncConnectionPool
+
+from open_langgraph.errors import Conflict
+from open_langgraph.storage.base import StoredEvent, ThreadUpdate
+from open_langgraph.storage.postgres._db import RUN_COLUMNS, Conn, PostgresBase, jsonb, run_record
+from open_langgraph.storage.postgres.threads import apply_thread_update
+
+CancelAction = Literal["interrupt", "rollback"]
+logger = logging.getLogger(__name__)
+_IN_FLIGHT = "('pending', 'running')"
+_EXPIRED = "COALESCE(lease_expires_at, '-infinity') < now()"
+_CLAIM = f"""
+WITH candidate AS (
+    SELECT r.run_id FROM runs r
+    WHERE r.status = 'pending' AND r.available_at <= now()
+      AND NOT EXISTS (
+        SELECT 1 FROM runs o
+        WHERE o.thread_id = r.thread_id AND o.status IN {_IN_FLIGHT}
+          AND (o.status = 'running' OR o.seq < r.seq)
+      )
+    ORDER BY r.seq
+    LIMIT %s
+    FOR UPDATE OF r SKIP LOCKED
+)
+UPDATE runs SET status = 'running', worker_id = %s, cancel_action = NULL,
+    lease_expires_at = now() + make_interval(secs => %s), updated_at = now()
+FROM candidate WHERE runs.run_id = candidate.run_id
+RETURNING {", ".join(f"runs.{c.strip()}" for c in RUN_COLUMNS.split(","))}, runs.attempt,
+    (SELECT COALESCE(MAX(seq), -1) + 1 FROM run_events e WHERE e.run_id = runs.run_id)
+    AS next_seq
+"""
+
+
+class PostgresRunQueue(PostgresBase):
+    """Queue operations on the storage's pools; used only when workers execute runs.
+
+    `relaxed_pool` commits without waiting for the disk (see `storage/postgres`'s
+    docstring). It takes the writes a PostgreSQL crash may undo without harm, because what
+    they record is recovered anyway: claims and leases expire, a resumed run re-emits its
+    events. The next synchronous commit, such as the run's end, makes them durable too.
+    """
+
+    def __init__(
+        self, pool: AsyncConnectionPool[Conn], relaxed_pool: AsyncConnectionPool[Conn]
+    ) -> None:
+        super().__init__(pool)
+        self._relaxed_pool = relaxed_pool
+
+    @contextlib.asynccontextmanager
+    async def _pipelined(self) -> AsyncIterator[Conn]:
+        """A transaction in pipeline mode: statements whose results are not read go out
+        without waiting for each other, so a transaction costs a few round trips, not one
+        per statement."""
+        async with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
+            yield conn
+
+    async def _relaxed(self, sql: str, params: Sequence[Any]) -> list[DictRow]:
+        """One autocommitted statement on the relaxed pool; the rows it returns."""
+        async with self._relaxed_pool.connection() as conn:
+            cur = await conn.execute(sql, params)  # type: ignore[arg-type]
+            return await cur.fetchall() if cur.description else []
+
+    # -- API side --------------------------------------------------------------------------
+    async def enqueue(
+        self,
+        run: dict[str, Any],
+        thread_update: ThreadUpdate,
+        strategy: str | None,
+        after_seconds: float,
+    ) -> tuple[list[str], list[str]]:
+        """Store a pending run, applying `strategy` to the runs in flight on its thread.
+
+        Returns the runs the strategy ended at once (they were only queued) and the running
+        ones it asked to cancel; the caller tells workers and waiters.
+        """
+        ended: list[str] = []
+        running: list[str] = []
+        async with self._pipelined() as conn:
+            # `enqueue` decides nothing about the runs in flight: it needs no lock.
+            if strategy is not None and strategy != "enqueue":
+                await _lock_thread(conn, run["thread_id"])
+                cur = await conn.execute(
+                    f"SELECT run_id, status FROM runs WHERE thread_id = %s "
+                    f"AND status IN {_IN_FLIGHT} ORDER BY seq FOR UPDATE",
+                    (run["thread_id"],),
+                )
+                in_flight = await cur.fetchall()
+                if in_flight and strategy == "reject":
+                    raise Conflict(
+                        f"Thread {run['thread_id']} is busy with another run; "
+                        "multitask_strategy is 'reject'"
+                    )
+                if in_flight and strategy in ("interrupt", "rollback"):
+                    ended, running = await _cancel_rows(conn, in_flight, strategy)
+            await conn.execute(
+                f"INSERT INTO runs ({RUN_COLUMNS}, available_at) VALUES "
+                "(%s,%s,%s,%s,%s,'pending',%s,%s,%s,NULL,NULL, "
+                "now() + make_interval(secs => %s))",
+                (
+                    run["run_id"],
+                    run["thread_id"],
+                    run["assistant_id"],
+                    run["created_at"],
+                    run["updated_at"],
+                    jsonb(run["metadata"]),
+                    jsonb(run["kwargs"]),
+                    run["multitask_strategy"],
+                    after_seconds,
+                ),
+            )
+            await apply_thread_update(conn, run["thread_id"], thread_update)
+        return ended, running
+
+    async def request_cancel(
+        self, thread_id: str | None, run_ids: Sequence[str], action: CancelAction
+    ) -> tuple[list[str], list[str]]:
+        """Cancel runs in flight: queued ones end here, running ones are flagged for their
+        worker. Returns (ended, running) as `enqueue` does."""
+        sql = f"SELECT run_id, status FROM runs WHERE run_id = ANY(%s) AND status IN {_IN_FLIGHT}"
+        params: list[Any] = [list(run_ids)]
+        if thread_id is not None:
+            sql += " AND thread_id = %s"
+            params.append(thread_id)
+        async with self._pipelined() as conn:
+            await conn.execute(
+                "SELECT 1 FROM threads WHERE thread_id IN "
+                "(SELECT thread_id FROM runs WHERE run_id = ANY(%s)) ORDER BY thread_id FOR UPDATE",
+                (list(run_ids),),
+            )
+            cur = await conn.execute(sql + " ORDER BY seq FOR UPDATE", params)
+            rows = await cur.fetchall()
+            return await _cancel_rows(conn, rows, action)
+
+    async def in_flight(self, thread_id: str | None, status: str | None) -> list[str]:
+        sql = f"SELECT run_id FROM runs WHERE status IN {_IN_FLIGHT}"
+        params: list[Any] = []
+        if status in ("pending", "running"):
+            sql = "SELECT run_id FROM runs WHERE status = %s"
+            params.append(status)
+        if thread_id is not None:
+            sql += " AND thread_id = %s"
+            params.append(thread_id)
+        return [row["run_id"] for row in await self.fetchall(sql + " ORDER BY seq", params)]
+
+    async def is_in_flight(self, run_id: str) -> bool:
+        row = await self.fetchone(
+            f"SELECT 1 AS found FROM runs WHERE run_id = %s AND status IN {_IN_FLIGHT}", (run_id,)
+        )
+        return row is not None
+
+    async def is_busy(self, thread_id: str) -> bool:
+        row = await self.fetchone(
+            f"SELECT 1 AS found FROM runs WHERE thread_id = %s AND status IN {_IN_FLIGHT} LIMIT 1",
+            (thread_id,),
+        )
+        return row is not None
+
+    async def last_event_seq(self, run_id: str) -> int:
+        row = await self.fetchone(
+            "SELECT COALESCE(MAX(seq), -1) AS seq FROM run_events WHERE run_id = %s", (run_id,)
+        )
+        return -1 if row is None else int(row["seq"])
+
+    # -- worker side -----------------------------------------------------------------------
+    async def claim(
+        self, worker_id: str, lease_seconds: float, limit: int = 1
+    ) -> list[dict[str, Any]]:
+        """Take up to `limit` of the oldest due runs whose threads have nothing running
+        (one per thread: only a thread's oldest queued run is a candidate), leased."""
+        try:
+            rows = await self._relaxed(_CLAIM, (limit, worker_id, lease_seconds))
+        except errors.UniqueViolation:
+            # Another worker started a run of one of those threads a moment before.
+            logger.debug("claim by %s lost a race; retrying", worker_id)
+            return []
+        claimed = []
+        for row in rows:
+            run = run_record(row)
+            # The API record (without the outcome fields of a run not ended yet), plus what
+            # the worker needs: the attempt, and the id its first event gets.
+            del run["output"], run["error"]
+            run["attempt"] = row["attempt"]
+            run["next_seq"] = row["next_seq"]
+            claimed.append(run)
+        claimed.sort(key=lambda run: run["created_at"])
+        return claimed
+
+    async def renew(
+        self, worker_id: str, run_ids: Sequence[str], lease_seconds: float
+    ) -> dict[str, str | None]:
+        """Extend the leases this worker still holds; returns them with any cancel request.
+        A run missing from the answer is no longer this worker's to finish."""
+        if not run_ids:
+            return {}
+        rows = await self._relaxed(
+            "UPDATE runs SET lease_expires_at = now() + make_interval(secs => %s) "
+            "WHERE run_id = ANY(%s) AND worker_id = %s AND status = 'running' "
+            "RETURNING run_id, cancel_action",
+            (lease_seconds, list(run_ids), worker_id),
+        )
+        return {row["run_id"]: row["cancel_action"] for row in rows}
+
+    async def reap(self, max_attempts: int) -> tuple[list[str], list[tuple[str, str]]]:
+        """Take back runs whose worker stopped renewing: queue them again (attempt + 1) to
+        resume from their last checkpoint, or end them `error` after `max_attempts`.
+        Returns (requeued run ids, failed (run id, thread id) pairs)."""
+        expired = await self.fetchall(
+            "SELECT run_id, thread_id FROM runs WHERE status = 'running' "
+            f"AND {_EXPIRED} ORDER BY seq"
+        )
+        requeued: list[str] = []
+        failed: list[tuple[str, str]] = []
+        for candidate in expired:
+            async with self.transaction() as conn:
+                await _lock_thread(conn, candidate["thread_id"])
+                cur = await conn.execute(
+                    f"SELECT attempt FROM runs WHERE run_id = %s AND status = 'running' "
+                    f"AND {_EXPIRED} FOR UPDATE SKIP LOCKED",
+                    (candidate["run_id"],),
+                )
+                row = await cur.fetchone()
+                if row is None:
+                    continue  # renewed, ended or reaped by another worker meanwhile
+                if row["attempt"] < max_attempts:
+                    await conn.execute(
+                        "UPDATE runs SET status = 'pending', worker_id = NULL, "
+                        "lease_expires_at = NULL, attempt = attempt + 1, available_at = now(), "
+                        "updated_at = now() WHERE run_id = %s",
+                        (candidate["run_id"],),
+                    )
+                    requeued.append(candidate["run_id"])
+                    continue
+                error = {
+                    "error": "WorkerLost",
+                    "message": f"the worker executing this run stopped; gave up after "
+                    f"{row['attempt']} attempts",
+                }
+                await _finish(
+                    conn,
+                    candidate["run_id"],
+                    "error",
+                    {"__error__": error},
+                    error,
+                    ThreadUpdate(status="error", error=error),
+                )
+                failed.append((candidate["run_id"], candidate["thread_id"]))
+        return requeued, failed
+
+    async def handback(self, run_id: str, worker_id: str) -> bool:
+        """Give a run this worker cannot finish back to the queue, to resume elsewhere."""
+        changed = await self.write(
+            "UPDATE runs SET status = 'pending', worker_id = NULL, lease_expires_at = NULL, "
+            "attempt = attempt + 1, available_at = now(), updated_at = now() "
+            "WHERE run_id = %s AND worker_id = %s AND status = 'running'",
+            (run_id, worker_id),
+        )
+        return changed > 0
+
+    async def append_events(self, events: Sequence[tuple[str, StoredEvent]]) -> None:
+        """Store (run id, event) pairs the moment they happen, so any process can replay
+        them; one statement for whatever accumulated, across runs."""
+        await self._relaxed(
+            "INSERT INTO run_events (run_id, seq, event, data) "
+            "SELECT * FROM unnest(%s::text[], %s::int[], %s::text[], %s::bytea[]) "
+            "ON CONFLICT DO NOTHING",
+            (
+                [run_id for run_id, _ in events],
+                [e.seq for _, e in events],
+                [e.event for _, e in events],
+                [e.data for _, e in events],
+            ),
+        )
+
+    async def finish_claimed(
+        self,
+        run_id: str,
+        thread_id: str,
+        worker_id: str,
+        *,
+        status: str,
+        output: Any,
+        error: dict[str, Any] | None,
+        thread_update: ThreadUpdate | None,
+        first_seq: int,
+        kept_seqs: Sequence[int],
+    ) -> bool:
+        """Store the end of a run this worker still holds; False if its lease was lost (the
+        run is someone else's now, and this attempt's end must not count).
+
+        Events this attempt stored but later superseded (`messages/partial`) are dropped:
+        replays get only the newest of them, as from a single-process server.
+        """
+        async with self._pipelined() as conn:
+            await _lock_thread(conn, thread_id)
+            if not await _finish(conn, run_id, status, output, error, thread_update, worker_id):
+                return False
+            await conn.execute(
+                "DELETE FROM run_events WHERE run_id = %s AND seq >= %s AND NOT (seq = ANY(%s))",
+                (run_id, first_seq, list(kept_seqs)),
+            )
+        return True
+
+
+async def _lock_thread(conn: Conn, thread_id: str) -> None:
+    await conn.execute("SELECT 1 FROM threads WHERE thread_id = %s FOR UPDATE", (thread_id,))
+
+
+async def _cancel_rows(
+    conn: Conn, rows: Sequence[dict[str, Any]], action: CancelAction | str
+) -> tuple[list[str], list[str]]:
+    """Queued runs end now (`interrupted`, or gone on rollback); running ones get flagged."""
+    queued = [r["run_id"] for r in rows if r["status"] == "pending"]
+    running = [r["run_id"] for r in rows if r["status"] == "running"]
+    if queued and action == "rollback":
+        await conn.execute("DELETE FROM run_events WHERE run_id = ANY(%s)", (queued,))
+        await conn.execute("DELETE FROM runs WHERE run_id = ANY(%s)", (queued,))
+    elif queued:
+        await conn.execute(
+            "UPDATE runs SET status = 'interrupted', updated_at = now() WHERE run_id = ANY(%s)",
+            (queued,),
+        )
+    if running:
+        await conn.execute(
+            "UPDATE runs SET cancel_action = %s WHERE run_id = ANY(%s)", (action, running)
+        )
+    return queued, running
+
+
+async def _finish(
+    conn: Conn,
+    run_id: str,
+    status: str,
+    output: Any,
+    error: dict[str, Any] | None,
+    thread_update: ThreadUpdate | None,
+    worker_id: str | None = None,
+) -> bool:
+    """End a run (only if `worker_id` still holds it, when given) and update its thread; a
+    thread with more runs queued stays `busy`. False if there was no such run to end."""
+    sql = (
+        "UPDATE runs SET status = %s, updated_at = now(), output = %s, error = %s, "
+        "worker_id = NULL, lease_expires_at = NULL, cancel_action = NULL WHERE run_id = %s"
+    )
+    params: list[Any] = [status, jsonb(output), jsonb(error), run_id]
+    if worker_id is not None:
+        sql += " AND worker_id = %s AND status = 'running'"
+        params.append(worker_id)
+    cur = await conn.execute(sql + " RETURNING thread_id", params)
+    row = await cur.fetchone()
+    if row is None:
+        return False
+    if thread_update is None:
+        return True
+    if thread_update.status != "busy":
+        cur = await conn.execute(
+            f"SELECT 1 FROM runs WHERE thread_id = %s AND status IN {_IN_FLIGHT} LIMIT 1",
+            (row["thread_id"],),
+        )
+        if await cur.fetchone() is not None:
+            thread_update.status = "busy"
+    await apply_thread_update(conn, row["thread_id"], thread_update)
+    return True

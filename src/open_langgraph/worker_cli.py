@@ -1,0 +1,192 @@
+"""Queue mode on the command line: `olg worker`, and `olg serve --redis-url [--workers N]`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from open_langgraph.runtime.queue_settings import QueueSettings
+
+if TYPE_CHECKING:
+    from open_langgraph.config import AppConfig
+    from open_langgraph.runtime.graphs import GraphRegistry
+
+EXIT_CONFIG_ERROR = 2
+#: Set for the workers `olg serve --workers` starts: they stop when that server is gone,
+#: however it ended (kill -9 included), rather than run on unsupervised.
+PARENT_PID_ENV = "OLG_PARENT_PID"
+logger = logging.getLogger("open_langgraph.worker")
+
+
+def add_queue_arguments(parser: argparse.ArgumentParser) -> None:
+    defaults = QueueSettings(redis_url="")
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URI") or None,
+        help="redis://... with --database-url: queue mode, runs executed by worker processes "
+        "(default: $REDIS_URI)",
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=float(os.environ.get("OLG_LEASE_SECONDS", defaults.lease_seconds)),
+        help="a silent worker's runs resume elsewhere after this (queue mode)",
+    )
+    parser.add_argument(
+        "--max-attempts",
+        type=int,
+        default=int(os.environ.get("OLG_MAX_ATTEMPTS", defaults.max_attempts)),
+        help="attempts of a run whose workers die before it ends error (queue mode)",
+    )
+    parser.add_argument(
+        "--grace-seconds",
+        type=float,
+        default=float(os.environ.get("OLG_GRACE_SECONDS", defaults.grace_seconds)),
+        help="on SIGTERM, time a worker gives its runs before handing them back",
+    )
+
+
+def queue_settings(args: argparse.Namespace) -> QueueSettings | str | None:
+    """The queue settings the arguments ask for, None without Redis, or what is wrong."""
+    if not args.redis_url:
+        return None
+    if not args.database_url:
+        return "--redis-url (queue mode) needs PostgreSQL: give --database-url too"
+    if not args.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        return "--redis-url must start with redis://, rediss:// or unix://"
+    if args.lease_seconds < 1 or args.max_attempts < 1 or args.grace_seconds < 0:
+        return "--lease-seconds and --max-attempts must be at least 1, --grace-seconds >= 0"
+    return QueueSettings(
+        redis_url=args.redis_url,
+        lease_seconds=args.lease_seconds,
+        max_attempts=args.max_attempts,
+        grace_seconds=args.grace_seconds,
+    )
+
+
+@contextlib.contextmanager
+def worker_processes(argv: list[str], count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """`count` `olg worker` children for the length of the block, stopped with SIGTERM
+    (so they hand their runs back) when it ends."""
+    env = {**os.environ, PARENT_PID_ENV: str(os.getpid())}
+    children = [
+        subprocess.Popen([sys.executable, "-m", "open_langgraph.cli", "worker", *argv], env=env)
+        for _ in range(count)
+    ]
+    try:
+        yield children
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        for child in children:
+            try:
+                child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+
+def worker_argv(args: argparse.Namespace) -> list[str]:
+    """The `olg worker` arguments that give a child this server's settings."""
+    argv = [
+        "--database-url",
+        args.database_url,
+        "--redis-url",
+        args.redis_url,
+        "--max-concurrency",
+        str(args.max_concurrency),
+        "--lease-seconds",
+        str(args.lease_seconds),
+        "--max-attempts",
+        str(args.max_attempts),
+        "--grace-seconds",
+        str(args.grace_seconds),
+        "--log-level",
+        args.log_level,
+    ]
+    if args.config:
+        argv += ["--config", args.config]
+    return argv
+
+
+def worker_main(args: argparse.Namespace) -> int:
+    """`olg worker`: execute queued runs until SIGTERM / SIGINT."""
+    from open_langgraph.config import ConfigError, find_config_file, load_config
+    from open_langgraph.runtime.graphs import GraphRegistry
+
+    settings = queue_settings(args)
+    if not isinstance(settings, QueueSettings):
+        problem = settings or "olg worker needs --redis-url and --database-url"
+        print(f"olg: {problem}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    try:
+        config = load_config(find_config_file(args.config))
+        for key, value in config.env.items():
+            os.environ.setdefault(key, value)
+        graphs = GraphRegistry(config)
+    except ConfigError as exc:
+        print(f"olg: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    asyncio.run(_work(args.database_url, settings, graphs, config, args.max_concurrency))
+    return 0
+
+
+async def _work(
+    database_url: str,
+    settings: QueueSettings,
+    graphs: GraphRegistry,
+    config: AppConfig,
+    concurrency: int,
+) -> None:
+    from open_langgraph.redact import install_log_redaction
+    from open_langgraph.runtime.queue_mode import open_bus, running_worker
+    from open_langgraph.runtime.webhooks import WebhookSender
+    from open_langgraph.storage.backend import open_storage
+
+    install_log_redaction()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    watcher = asyncio.create_task(_stop_when_orphaned(stop))
+    webhooks = WebhookSender(config.webhooks)
+    async with (
+        open_storage(database_url, Path()) as storage,
+        open_bus(settings, database_url) as bus,
+    ):
+        graphs.bind(storage.checkpointer)
+        async with running_worker(
+            storage,
+            bus,
+            graphs,
+            settings,
+            concurrency=concurrency,
+            webhooks=webhooks,
+            run_timeout_seconds=config.limits.run_timeout_seconds,
+        ):
+            print("olg: worker ready", file=sys.stderr, flush=True)
+            await stop.wait()
+    watcher.cancel()
+    await webhooks.aclose()
+
+
+async def _stop_when_orphaned(stop: asyncio.Event) -> None:
+    parent = os.environ.get(PARENT_PID_ENV)
+    if not parent:
+        return
+    while os.getppid() == int(parent):
+        await asyncio.sleep(1.0)
+    logger.warning("the olg serve that started this worker is gone: stopping")
+    stop.set()

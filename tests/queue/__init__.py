@@ -1,0 +1,1 @@
+"""Queue mode (PostgreSQL + Redis, API and worker processes) under failure, with real processes."""

@@ -1,0 +1,95 @@
+"""A queue worker keeps the runs it holds while a model load freezes its process."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+
+import psycopg
+
+from open_langgraph.config import load_config
+from open_langgraph.models.local.runner import announce_load
+from open_langgraph.runtime.bus_redis import RedisBus
+from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.queue_worker import QueueWorker
+from open_langgraph.storage.base import ThreadUpdate, utc_now
+from open_langgraph.storage.postgres import PostgresStorage
+from open_langgraph.storage.postgres.queue import PostgresRunQueue
+from tests.fixtures.postgres import fresh_database
+from tests.fixtures.server import write_config
+
+
+def _lease_left(url: str, run_id: str) -> float:
+    with psycopg.connect(url, autocommit=True) as db:
+        row = db.execute(
+            "SELECT EXTRACT(EPOCH FROM lease_expires_at - now()) FROM runs WHERE run_id = %s",
+            (run_id,),
+        ).fetchone()
+    assert row is not None and row[0] is not None
+    return float(row[0])
+
+
+async def test_leases_are_extended_before_a_model_load(tmp_path: Path) -> None:
+    config = load_config(write_config(tmp_path))
+    graphs = GraphRegistry(config)
+    with fresh_database() as url:
+        async with PostgresStorage.from_url(url) as storage:
+            graphs.bind(storage.checkpointer)
+            queue = PostgresRunQueue(storage.pool, storage.relaxed_pool)
+            bus = RedisBus("redis://127.0.0.1:6379/0", f"olg-test-{uuid.uuid4().hex}:")
+            await bus.start()
+            thread_id = str(uuid.uuid4())
+            await storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
+            assistant = await storage.create_assistant(
+                assistant_id=str(uuid.uuid4()),
+                graph_id="slow",
+                config={},
+                context={},
+                metadata={},
+                name="slow",
+                description=None,
+                if_exists="raise",
+            )
+            run_id = str(uuid.uuid4())
+            config_of_run = {
+                "configurable": {"thread_id": thread_id, "run_id": run_id, "graph_id": "slow"},
+                "metadata": {"run_id": run_id},
+            }
+            now = utc_now()
+            run = {
+                "run_id": run_id,
+                "thread_id": thread_id,
+                "assistant_id": assistant["assistant_id"],
+                "created_at": now,
+                "updated_at": now,
+                "status": "pending",
+                "metadata": {},
+                "kwargs": {
+                    "input": {"seconds": 30},
+                    "config": config_of_run,
+                    "stream_mode": ["values"],
+                    "context": {},
+                },
+                "multitask_strategy": "enqueue",
+            }
+            await queue.enqueue(run, ThreadUpdate(status="busy"), "enqueue", 0)
+            worker = QueueWorker(
+                storage, queue, bus, graphs, lease_seconds=2.0, poll_seconds=0.1, grace_seconds=0
+            )
+            await worker.start()
+            try:
+                for _ in range(100):
+                    if worker.manager.handle(run_id) is not None:
+                        break
+                    await asyncio.sleep(0.05)
+                assert _lease_left(url, run_id) <= 2.5
+                # What the embedded model's loader does before it holds the interpreter.
+                await asyncio.to_thread(announce_load, 60)
+                assert _lease_left(url, run_id) > 55
+                # Renewals meanwhile keep the longer lease rather than shortening it.
+                await asyncio.sleep(1.5)
+                assert _lease_left(url, run_id) > 55
+            finally:
+                await worker.stop()
+                await bus.close()

@@ -1,0 +1,163 @@
+"""The PostgreSQL run queue's guarantees, with real concurrent transactions: one running run
+per thread, in order; multitask decisions taken once; leases that expire and come back;
+only the lease holder stores a run's end."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from open_langgraph.errors import Conflict
+from open_langgraph.storage.base import ThreadUpdate, utc_now
+from open_langgraph.storage.postgres import PostgresStorage
+from open_langgraph.storage.postgres.queue import PostgresRunQueue
+from tests.storage.conftest import _TABLES
+
+
+@pytest.fixture
+async def opened(postgres_url: str) -> AsyncIterator[tuple[PostgresStorage, PostgresRunQueue]]:
+    async with PostgresStorage.from_url(postgres_url) as storage:
+        async with storage.pool.connection() as conn:
+            await conn.execute(f"TRUNCATE {_TABLES}")
+        yield storage, PostgresRunQueue(storage.pool, storage.relaxed_pool)
+
+
+def _run(thread_id: str, strategy: str = "enqueue") -> dict[str, Any]:
+    now = utc_now()
+    return {
+        "run_id": str(uuid.uuid4()),
+        "thread_id": thread_id,
+        "assistant_id": "a",
+        "created_at": now,
+        "updated_at": now,
+        "status": "pending",
+        "metadata": {},
+        "kwargs": {"input": None},
+        "multitask_strategy": strategy,
+    }
+
+
+async def _thread(storage: PostgresStorage) -> str:
+    thread_id = str(uuid.uuid4())
+    await storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
+    return thread_id
+
+
+async def _enqueue(queue: PostgresRunQueue, run: dict[str, Any], after: float = 0) -> None:
+    strategy = run["multitask_strategy"]
+    await queue.enqueue(run, ThreadUpdate(status="busy"), strategy, after)
+
+
+async def test_a_thread_runs_one_run_at_a_time_in_creation_order(opened: Any) -> None:
+    storage, queue = opened
+    thread_id = await _thread(storage)
+    runs = [_run(thread_id) for _ in range(3)]
+    for run in runs:
+        await _enqueue(queue, run)
+    # Two workers racing for runs get the first one only; the others wait behind it.
+    claimed = await asyncio.gather(*(queue.claim(f"w{i}", 5, 10) for i in range(4)))
+    taken = [run["run_id"] for batch in claimed for run in batch]
+    assert taken == [runs[0]["run_id"]]
+    assert await queue.claim("w9", 5, 10) == []
+    assert await queue.finish_claimed(
+        runs[0]["run_id"],
+        thread_id,
+        next(f"w{i}" for i, c in enumerate(claimed) if c),
+        status="success",
+        output={},
+        error=None,
+        thread_update=ThreadUpdate(status="idle"),
+        first_seq=0,
+        kept_seqs=[],
+    )
+    # More runs wait on the thread, so it stays busy.
+    assert (await storage.get_thread(thread_id))["status"] == "busy"  # type: ignore[index]
+    assert [run["run_id"] for run in await queue.claim("w1", 5, 10)] == [runs[1]["run_id"]]
+
+
+async def test_concurrent_reject_requests_on_a_busy_thread_admit_one(opened: Any) -> None:
+    storage, queue = opened
+    thread_id = await _thread(storage)
+    await _enqueue(queue, _run(thread_id))
+    outcomes = await asyncio.gather(
+        *(_enqueue(queue, _run(thread_id, "reject")) for _ in range(5)), return_exceptions=True
+    )
+    assert all(isinstance(o, Conflict) for o in outcomes)
+    idle_thread = await _thread(storage)
+    outcomes = await asyncio.gather(
+        *(_enqueue(queue, _run(idle_thread, "reject")) for _ in range(5)), return_exceptions=True
+    )
+    assert sum(o is None for o in outcomes) == 1
+    assert sum(isinstance(o, Conflict) for o in outcomes) == 4
+
+
+async def test_interrupt_ends_queued_runs_and_flags_the_running_one(opened: Any) -> None:
+    storage, queue = opened
+    thread_id = await _thread(storage)
+    first, queued = _run(thread_id), _run(thread_id)
+    await _enqueue(queue, first)
+    await _enqueue(queue, queued)
+    assert [run["run_id"] for run in await queue.claim("w", 5)] == [first["run_id"]]
+    ended, running = await queue.enqueue(
+        _run(thread_id, "interrupt"), ThreadUpdate(status="busy"), "interrupt", 0
+    )
+    assert (ended, running) == ([queued["run_id"]], [first["run_id"]])
+    assert (await storage.get_run(queued["run_id"]))["status"] == "interrupted"  # type: ignore[index]
+    assert await queue.renew("w", [first["run_id"]], 5) == {first["run_id"]: "interrupt"}
+
+
+async def test_a_delayed_run_is_not_taken_before_it_is_due(opened: Any) -> None:
+    storage, queue = opened
+    run = _run(await _thread(storage))
+    await _enqueue(queue, run, after=0.6)
+    assert await queue.claim("w", 5) == []
+    await asyncio.sleep(0.7)
+    assert [claimed["run_id"] for claimed in await queue.claim("w", 5)] == [run["run_id"]]
+
+
+async def test_expired_leases_requeue_then_fail_after_max_attempts(opened: Any) -> None:
+    storage, queue = opened
+    thread_id = await _thread(storage)
+    run = _run(thread_id)
+    await _enqueue(queue, run)
+    for attempt in (1, 2):
+        (claimed,) = await queue.claim("dead", 0.2)
+        assert claimed["attempt"] == attempt
+        await asyncio.sleep(0.3)
+        assert await queue.reap(max_attempts=3) == ([run["run_id"]], [])
+    # The worker that lost the lease may not store the end any more.
+    assert not await queue.finish_claimed(
+        run["run_id"],
+        thread_id,
+        "dead",
+        status="success",
+        output={},
+        error=None,
+        thread_update=ThreadUpdate(status="idle"),
+        first_seq=0,
+        kept_seqs=[],
+    )
+    assert [claimed["attempt"] for claimed in await queue.claim("dead", 0.2)] == [3]
+    await asyncio.sleep(0.3)
+    assert await queue.reap(max_attempts=3) == ([], [(run["run_id"], thread_id)])
+    stored = await storage.get_run(run["run_id"])
+    assert stored is not None and stored["status"] == "error"
+    assert stored["error"]["error"] == "WorkerLost"
+    assert (await storage.get_thread(thread_id))["status"] == "error"  # type: ignore[index]
+
+
+async def test_one_claim_takes_the_heads_of_several_threads_oldest_first(opened: Any) -> None:
+    storage, queue = opened
+    threads = [await _thread(storage) for _ in range(3)]
+    heads = []
+    for thread_id in threads:
+        head = _run(thread_id)
+        heads.append(head)
+        await _enqueue(queue, head)
+        await _enqueue(queue, _run(thread_id))
+    claimed = await queue.claim("w", 5, 10)
+    assert [run["run_id"] for run in claimed] == [head["run_id"] for head in heads]
