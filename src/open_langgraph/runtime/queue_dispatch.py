@@ -19,10 +19,12 @@ from open_langgraph.runtime.broker import ThreadEvent, ThreadListener
 from open_langgraph.runtime.bus import EventBus, Subscription, ThreadMessage
 from open_langgraph.runtime.dispatch import InFlightStatus, RunDispatcher
 from open_langgraph.runtime.manager import CancelAction, MultitaskStrategy, RunOutcome
+from open_langgraph.storage.base import (
+    FINISHED_RUN_STATUSES as FINISHED,
+)
 from open_langgraph.storage.base import Storage, StoredEvent, ThreadUpdate
 from open_langgraph.storage.postgres.queue import PostgresRunQueue
 
-FINISHED = frozenset({"success", "error", "interrupted", "timeout"})
 _DEGRADED_POLL_SECONDS = 0.25
 
 

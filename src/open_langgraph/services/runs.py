@@ -23,9 +23,8 @@ from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.run_request import RunCreate
 from open_langgraph.services.thread_ttl import arm, requested_ttl
 from open_langgraph.services.threads import check_uuid
+from open_langgraph.storage.base import FINISHED_RUN_STATUSES as FINISHED
 from open_langgraph.storage.base import AuthFilter, RunStatus, Storage, StoredEvent, ThreadUpdate
-
-FINISHED = frozenset({"success", "error", "interrupted", "timeout"})
 
 
 def public_run(run: dict[str, Any]) -> dict[str, Any]:

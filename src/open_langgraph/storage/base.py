@@ -16,6 +16,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
 RunStatus = Literal["pending", "running", "error", "success", "timeout", "interrupted"]
+#: The statuses a run ends in; the others mean it is still in flight.
+FINISHED_RUN_STATUSES = frozenset({"success", "error", "interrupted", "timeout"})
 SortOrder = Literal["asc", "desc"]
 #: What sweeping a thread does: remove it, or keep it with only its latest checkpoint.
 TTLStrategy = Literal["delete", "keep_latest"]
