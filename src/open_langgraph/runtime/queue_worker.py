@@ -32,7 +32,7 @@ from typing import Any
 
 from open_langgraph.models.local.runner import set_before_load
 from open_langgraph.runtime import bus as messages
-from open_langgraph.runtime.broker import Broker, RunEventStream, ThreadEvent
+from open_langgraph.runtime.broker import Broker, RunEventStream, ThreadEvent, run_start_event
 from open_langgraph.runtime.bus import EventBus
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunHandle, RunManager, RunOutcome
@@ -168,6 +168,18 @@ class QueueRunManager(RunManager):
         return RunEventStream(
             run["run_id"], lambda event: self._writer.push(relay, event), first_seq=first_seq
         )
+
+    def _start_event_stored(self, handle: RunHandle, attempt: int) -> bool:
+        """The API process stored a first attempt's start event with the run, under the
+        run's first id, so that the run's own stream begins before any worker takes it.
+        The thread's listeners learn of the run only now that it starts, in run order."""
+        if attempt != 1 or handle.stream.first_seq == 0:
+            return False
+        relay = self._relays.get(handle.run_id)
+        if relay is not None:
+            start = ThreadEvent(*run_start_event(handle.run_id, attempt), handle.run_id, 0)
+            self._writer.push(relay, start)  # stored already: this publishes it
+        return True
 
     async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
         kwargs = await super()._run_kwargs(handle)
