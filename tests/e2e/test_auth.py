@@ -488,6 +488,22 @@ async def _threads_get(w: World) -> None:
     assert leaks(thread["values"])
 
 
+@case("GET", "/threads/{thread_id}/storage")
+async def _threads_storage(w: World) -> None:
+    nowhere = str(uuid.uuid4())
+    for thread_id in (w.a_thread, w.busy_thread):
+        theirs = await raw(w.b, "GET", f"/threads/{thread_id}/storage")
+        missing = await raw(w.b, "GET", f"/threads/{nowhere}/storage")
+        assert theirs.status_code == missing.status_code == 404
+        assert theirs.json()["detail"].replace(thread_id, nowhere) == missing.json()["detail"]
+    own = await raw(w.b, "GET", f"/threads/{w.b_thread}/storage")
+    assert_status(own, 200)
+    assert own.json()["checkpoints"]["count"] > 0
+    mine = await raw(w.a, "GET", f"/threads/{w.a_thread}/storage")
+    assert_status(mine, 200)
+    assert mine.json()["thread_id"] == w.a_thread
+
+
 @case("PATCH", "/threads/{thread_id}")
 async def _threads_patch(w: World) -> None:
     for thread_id in (w.a_thread, w.busy_thread):
