@@ -978,6 +978,52 @@ async def _runs_cancel_many(w: World) -> None:
     await w.assert_a_intact()
 
 
+# -- MCP: tools are the assistants the caller may see, runs are the caller's ------------------
+async def _mcp_post(client: LangGraphClient, message: dict[str, Any]) -> httpx.Response:
+    headers = {"accept": "application/json, text/event-stream"}
+    return await raw(client, "POST", "/mcp/", json=message, headers=headers)
+
+
+@case("POST", "/mcp/")
+async def _mcp_post_case(w: World) -> None:
+    for client, user in ((w.b, "user-b"), (w.a, "user-a")):
+        await _mcp_post(
+            client,
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "auth-test", "version": "0"},
+                },
+            },
+        )
+        listed = await _mcp_post(client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert_status(listed, 200)
+        assert "counter" in {t["name"] for t in listed.json()["result"]["tools"]}
+        call = {"name": "whoami", "arguments": {}}
+        called = await _mcp_post(
+            client, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+        )
+        assert_status(called, 200)
+        assert called.json()["result"]["structuredContent"]["user_id"] == user
+        assert_no_leak(called.json(), "an MCP tool call")
+
+
+@case("GET", "/mcp/")
+async def _mcp_get(w: World) -> None:
+    for client in (w.b, w.a):
+        assert_status(await raw(client, "GET", "/mcp/"), 405)
+
+
+@case("DELETE", "/mcp/")
+async def _mcp_delete(w: World) -> None:
+    for client in (w.b, w.a):
+        assert_status(await raw(client, "DELETE", "/mcp/"), 404)
+
+
 # -- the tests -------------------------------------------------------------------------------------
 def _schema_routes(spec: dict[str, Any]) -> set[tuple[str, str]]:
     return {
