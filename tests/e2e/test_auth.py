@@ -27,6 +27,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.schema import StreamPart
 
+from open_langgraph.services.assistants import system_assistant_id
 from tests.fixtures.server import ServerProcess, write_config
 from tests.fixtures.streams import _parts as sse_parts
 
@@ -1022,6 +1023,37 @@ async def _mcp_get(w: World) -> None:
 async def _mcp_delete(w: World) -> None:
     for client in (w.b, w.a):
         assert_status(await raw(client, "DELETE", "/mcp/"), 404)
+
+
+# -- A2A: a context is a thread of the caller, a task a run on it ------------------------------
+async def _a2a(client: LangGraphClient, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": "1", "method": method, "params": params}
+    response = await raw(
+        client, "POST", "/a2a/{}".format(system_assistant_id("counter")), json=body
+    )
+    assert_status(response, 200)
+    return response.json()
+
+
+@case("POST", "/a2a/{assistant_id}")
+async def _a2a_post(w: World) -> None:
+    data = {"kind": "data", "data": {"count": 0}}
+    a_task = f"{w.a_thread}:{w.a_run}"
+    for context_id in (w.a_thread, w.busy_thread):
+        msg = {"role": "user", "parts": [data], "messageId": "m", "contextId": context_id}
+        answer = await _a2a(w.b, "message/send", {"message": msg})
+        assert answer["error"]["code"] == -32602, answer
+    for params in ({"id": a_task}, {"id": w.a_run, "contextId": w.a_thread}):
+        answer = await _a2a(w.b, "tasks/get", params)
+        assert answer["error"]["code"] == -32001, answer
+        assert_no_leak(answer, "tasks/get")
+    own = await _a2a(
+        w.b, "message/send", {"message": {"role": "user", "parts": [data], "messageId": "m"}}
+    )
+    assert own["result"]["status"]["state"] == "completed"
+    mine = await _a2a(w.a, "tasks/get", {"id": a_task})
+    assert mine["result"]["status"]["state"] == "completed"
+    assert leaks(mine)
 
 
 # -- the tests -------------------------------------------------------------------------------------

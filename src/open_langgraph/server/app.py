@@ -27,13 +27,14 @@ from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import assistants, mcp, meta, runs, threads
+from open_langgraph.server.routes import a2a, assistants, mcp, meta, runs, threads
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
     OriginPolicy,
     RequestGuard,
 )
+from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.agent_tools import AgentTools
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.event_retention import EventSweeper
@@ -181,18 +182,16 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 settings.config.thread_ttl,
                 authorizer,
             )
+            thread_service = ThreadService(
+                storage, graphs, dispatcher, settings.config.thread_ttl, authorizer
+            )
             app.state.services = Services(
                 assistants=assistant_service,
-                threads=ThreadService(
-                    storage,
-                    graphs,
-                    dispatcher,
-                    settings.config.thread_ttl,
-                    authorizer,
-                ),
+                threads=thread_service,
                 runs=run_service,
                 dispatcher=dispatcher,
                 thread_streams=ThreadStreams(storage, dispatcher, authorizer),
+                a2a=A2AService(assistant_service, thread_service, run_service),
             )
             app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
             await stack.enter_async_context(app.state.mcp.running())
@@ -226,6 +225,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs, mcp):
+    for module in (meta, assistants, threads, runs, mcp, a2a):
         app.include_router(module.router)
     return app
