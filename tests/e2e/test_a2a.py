@@ -257,3 +257,46 @@ async def test_users_reach_only_their_own_contexts_and_tasks(a2a_auth_server: Se
             f"/a2a/{ECHO}", json={"jsonrpc": "2.0", "id": "1", "method": "tasks/get"}
         )
         assert refused.status_code == 401
+
+
+async def test_the_agent_card_describes_the_assistant(http: httpx.AsyncClient):
+    response = await http.get("/.well-known/agent-card.json", params={"assistant_id": ECHO})
+    assert response.status_code == 200
+    card = response.json()
+    assert card["name"] == "echo_agent"
+    assert card["description"] == "Replies by echoing the last message."
+    assert card["url"].endswith(f"/a2a/{ECHO}")
+    assert card["capabilities"]["streaming"] is True
+    assert "text/plain" in card["defaultInputModes"]
+    assert card["skills"][0]["id"] == f"{ECHO}-main"
+    counter = (
+        await http.get("/.well-known/agent-card.json", params={"assistant_id": COUNTER})
+    ).json()
+    assert counter["defaultInputModes"] == ["application/json"]
+    for params, status in (
+        ({}, 400),
+        ({"assistant_id": str(uuid.uuid4())}, 404),
+        ({"assistant_id": "x"}, 422),
+    ):
+        refused = await http.get("/.well-known/agent-card.json", params=params)
+        assert refused.status_code == status
+        assert isinstance(refused.json()["detail"], str)
+
+
+async def test_agent_cards_follow_assistant_visibility(a2a_auth_server: ServerProcess):
+    async with (
+        httpx.AsyncClient(base_url=a2a_auth_server.url, headers={"x-api-key": "key-a"}) as a,
+        httpx.AsyncClient(base_url=a2a_auth_server.url, headers={"x-api-key": "key-b"}) as b,
+        httpx.AsyncClient(base_url=a2a_auth_server.url) as anon,
+    ):
+        own = await a.post("/assistants", json={"graph_id": "echo_agent", "name": "a echo"})
+        mine = own.json()["assistant_id"]
+        path = "/.well-known/agent-card.json"
+        assert (await a.get(path, params={"assistant_id": mine})).json()["name"] == "a echo"
+        assert (await b.get(path, params={"assistant_id": mine})).status_code == 404
+        assert (await b.get(path, params={"assistant_id": ECHO})).status_code == 200
+        assert (await anon.get(path, params={"assistant_id": ECHO})).status_code == 401
+        # Nor can B talk to A's assistant.
+        answer = await rpc(b, mine, "message/send", {"message": message(text("hi"))})
+        assert answer["error"]["code"] == -32602
+        assert reply_text(await send(a, mine, message(text("hi")))) == "You said: hi"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from open_langgraph import __version__
 from open_langgraph.errors import NotFound, OLGError
 from open_langgraph.services import a2a_messages as a2a
 from open_langgraph.services.a2a_messages import INVALID_PARAMS, TASK_NOT_FOUND, A2AError
@@ -26,6 +27,8 @@ from open_langgraph.services.threads import ThreadService, check_uuid
 from open_langgraph.storage.base import FINISHED_RUN_STATUSES
 
 MAX_HISTORY = 10
+#: The A2A protocol version of the objects this endpoint speaks (`kind`-tagged, v0.3).
+PROTOCOL_VERSION = "0.3.0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,3 +203,42 @@ class A2AService:
             raise A2AError(TASK_NOT_FOUND, f"Task not found: {params['id']}")
         output = run.get("output") if run["status"] in FINISHED_RUN_STATUSES else None
         return await self._task(assistant["assistant_id"], run, output, length)
+
+    async def agent_card(self, assistant_id: str, endpoint_url: str) -> dict[str, Any]:
+        """The assistant's A2A agent card; `endpoint_url` is where its `/a2a/` endpoint is.
+
+        Raises:
+            NotFound: the assistant does not exist or is outside the caller's filter.
+        """
+        assistant = await self._assistants.get(assistant_id)
+        resolved = assistant["assistant_id"]
+        accepts_messages = await self._accepts_messages(resolved)
+        input_modes = ["text/plain", "application/json"] if accepts_messages else []
+        input_modes = input_modes or ["application/json"]
+        output_modes = ["text/plain", "application/json"]
+        description = assistant.get("description") or f"The {assistant['name']} agent."
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "name": assistant["name"],
+            "description": description,
+            "url": endpoint_url,
+            "preferredTransport": "JSONRPC",
+            "version": __version__,
+            "capabilities": {
+                "streaming": True,
+                "pushNotifications": False,
+                "stateTransitionHistory": False,
+            },
+            "defaultInputModes": input_modes,
+            "defaultOutputModes": output_modes,
+            "skills": [
+                {
+                    "id": f"{resolved}-main",
+                    "name": f"{assistant['name']} Capabilities",
+                    "description": description,
+                    "tags": ["assistant", "langgraph"],
+                    "inputModes": input_modes,
+                    "outputModes": output_modes,
+                }
+            ],
+        }

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from open_langgraph.serde import dumps
@@ -137,3 +137,16 @@ async def post_a2a(assistant_id: str, request: Request, services: ServicesDep) -
     except A2AError as exc:
         return _error(exc.code, exc.detail, request_id)
     return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+@router.get("/.well-known/agent-card.json", include_in_schema=False)
+async def agent_card(
+    request: Request,
+    services: ServicesDep,
+    assistant_id: Annotated[str | None, Query()] = None,
+) -> JSONResponse:
+    """An assistant's A2A agent card (not in the Platform's schema, served as it documents)."""
+    if not assistant_id:
+        return JSONResponse({"detail": "assistant_id is required"}, status_code=400)
+    endpoint = str(request.base_url).rstrip("/") + f"/a2a/{assistant_id}"
+    return JSONResponse(await services.a2a.agent_card(assistant_id, endpoint))
