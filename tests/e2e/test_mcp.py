@@ -120,11 +120,14 @@ async def test_the_other_mcp_operations_answer_as_on_the_platform(mcp_server: Se
         )
     assert get.status_code == 405 and isinstance(get.json()["detail"], str)
     assert delete.status_code == 404 and isinstance(delete.json()["detail"], str)
-    # MCP's own refusals: a 4xx with a JSON-RPC error object, as the transport specifies.
+    # MCP's own refusals: a 4xx with a JSON-RPC error object, as the transport specifies,
+    # and the `detail` of every refusal of this server.
     for refused in (not_json, not_a_message):
         assert 400 <= refused.status_code < 500, refused.text
         assert isinstance(refused.json()["error"]["code"], int), refused.text
+        assert refused.json()["detail"] == refused.json()["error"]["message"]
     assert html_only.status_code == 406
+    assert isinstance(html_only.json()["detail"], str)
 
 
 # -- auth ---------------------------------------------------------------------------------------

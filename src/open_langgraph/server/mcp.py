@@ -4,13 +4,16 @@ The SDK's session manager runs stateless (as the Platform's endpoint: no session
 request) and answers JSON, not SSE: a tool call is one run waited on to its end. The manager
 runs each request's MCP server in a task of its own task group, outside the request's context,
 so the handlers act as the request's user again (`acting_as` with the user the authentication
-middleware put in the ASGI scope), and the services authorize as on every other route.
+middleware put in the ASGI scope), and the services authorize as on every other route. The
+SDK's own refusals (4xx) keep their JSON-RPC error object and gain the `detail` every refusal
+of this server carries.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterator
+from http import HTTPStatus
 from typing import Any
 
 import mcp_types as types
@@ -20,7 +23,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from open_langgraph import __version__
 from open_langgraph.auth.context import acting_as
@@ -79,6 +82,51 @@ def build_server(tools: AgentTools) -> Server[Any]:
     )
 
 
+def _refusal_body(status: int, body: bytes) -> bytes:
+    """The SDK's refusal with the `detail` every refusal of this server carries: its JSON-RPC
+    error object keeps its fields (clients read those), and gains the message as `detail`."""
+    try:
+        parsed = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        parsed = {}
+    if not isinstance(parsed.get("detail"), str):
+        error = parsed.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        parsed["detail"] = message if isinstance(message, str) else HTTPStatus(status).phrase
+    return orjson.dumps(parsed)
+
+
+def _with_details(send: Send) -> Send:
+    """A `send` that gives the SDK's 4xx answers a JSON body with a `detail`."""
+    start: Message | None = None
+    chunks: list[bytes] = []
+
+    async def sending(message: Message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start" and message["status"] >= 400:
+            start = message
+            return
+        if start is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        body = _refusal_body(start["status"], b"".join(chunks))
+        headers = [
+            (name, value)
+            for name, value in start.get("headers", [])
+            if name.lower() not in (b"content-length", b"content-type")
+        ]
+        headers += [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({**start, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return sending
+
+
 class McpEndpoint:
     """The SDK's stateless session manager for one app; `running()` spans the app's lifespan."""
 
@@ -97,4 +145,4 @@ class McpEndpoint:
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._manager.handle_request(scope, receive, send)
+        await self._manager.handle_request(scope, receive, _with_details(send))
