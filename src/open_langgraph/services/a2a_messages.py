@@ -143,7 +143,9 @@ def history(output: Any, task: str, context_id: str, length: int | None) -> list
         if isinstance(message, dict)
         and (converted := _a2a_message(message, task, context_id)) is not None
     ]
-    return found if length is None else found[len(found) - length :] if length else []
+    if length is None:
+        return found
+    return found[-length:] if length > 0 else []
 
 
 def reply_parts(output: Any) -> list[dict[str, Any]]:

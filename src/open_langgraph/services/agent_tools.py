@@ -26,9 +26,9 @@ _OBJECT_SCHEMA: dict[str, Any] = {"type": "object"}
 
 
 class ToolRunFailed(OLGError):
-    """The assistant's run ended without an output to return (error, timeout, interrupt)."""
+    """The assistant's run ended without an output to return (error, timeout, cancel).
 
-    status_code = 500
+    Reported to the MCP client as a failed tool call, never as an HTTP status."""
 
 
 @dataclass(frozen=True, slots=True)
