@@ -18,12 +18,14 @@ import orjson
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from open_langgraph.errors import OLGError
 from open_langgraph.serde import dumps
 from open_langgraph.server.deps import ServicesDep
 from open_langgraph.server.responses import JSONResponse
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.a2a_messages import (
+    INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
@@ -136,6 +138,8 @@ async def post_a2a(assistant_id: str, request: Request, services: ServicesDep) -
             raise A2AError(UNSUPPORTED_OPERATION, "tasks/cancel is not supported")
     except A2AError as exc:
         return _error(exc.code, exc.detail, request_id)
+    except OLGError as exc:  # e.g. the context was deleted while its task ran
+        return _error(INVALID_PARAMS, exc.detail, request_id)
     return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
