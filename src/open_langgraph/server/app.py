@@ -25,14 +25,17 @@ from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
+from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import assistants, meta, runs, threads
+from open_langgraph.server.routes import a2a, assistants, mcp, meta, runs, threads
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
     OriginPolicy,
     RequestGuard,
 )
+from open_langgraph.services.a2a import A2AService
+from open_langgraph.services.agent_tools import AgentTools
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.event_retention import EventSweeper
 from open_langgraph.services.runs import RunService
@@ -169,28 +172,29 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             await assistant_service.ensure_system_assistants()
             sweeper = ThreadSweeper(storage, dispatcher, settings.config.thread_ttl)
             event_sweeper = EventSweeper(storage, settings.config.limits)
+            run_service = RunService(
+                storage,
+                graphs,
+                dispatcher,
+                assistant_service,
+                settings.config.default_config,
+                webhooks,
+                settings.config.thread_ttl,
+                authorizer,
+            )
+            thread_service = ThreadService(
+                storage, graphs, dispatcher, settings.config.thread_ttl, authorizer
+            )
             app.state.services = Services(
                 assistants=assistant_service,
-                threads=ThreadService(
-                    storage,
-                    graphs,
-                    dispatcher,
-                    settings.config.thread_ttl,
-                    authorizer,
-                ),
-                runs=RunService(
-                    storage,
-                    graphs,
-                    dispatcher,
-                    assistant_service,
-                    settings.config.default_config,
-                    webhooks,
-                    settings.config.thread_ttl,
-                    authorizer,
-                ),
+                threads=thread_service,
+                runs=run_service,
                 dispatcher=dispatcher,
                 thread_streams=ThreadStreams(storage, dispatcher, authorizer),
+                a2a=A2AService(assistant_service, thread_service, run_service),
             )
+            app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
+            await stack.enter_async_context(app.state.mcp.running())
             await dispatcher.recover()
             sweeper.start()
             event_sweeper.start()
@@ -221,6 +225,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs):
+    for module in (meta, assistants, threads, runs, mcp, a2a):
         app.include_router(module.router)
     return app

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from open_langgraph.runtime.dispatch import RunDispatcher
+from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
@@ -21,6 +22,7 @@ class Services:
     runs: RunService
     dispatcher: RunDispatcher
     thread_streams: ThreadStreams
+    a2a: A2AService
 
 
 async def _services(request: Request) -> Services:
