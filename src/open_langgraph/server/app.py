@@ -26,7 +26,7 @@ from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import assistants, meta, runs, threads
+from open_langgraph.server.routes import assistants, crons, meta, runs, threads
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
@@ -34,6 +34,8 @@ from open_langgraph.server.security import (
     RequestGuard,
 )
 from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.cron_scheduler import CronScheduler, poll_seconds_from_env
+from open_langgraph.services.crons import CronService, cron_storage
 from open_langgraph.services.event_retention import EventSweeper
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
@@ -169,6 +171,22 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             await assistant_service.ensure_system_assistants()
             sweeper = ThreadSweeper(storage, dispatcher, settings.config.thread_ttl)
             event_sweeper = EventSweeper(storage, settings.config.limits)
+            run_service = RunService(
+                storage,
+                graphs,
+                dispatcher,
+                assistant_service,
+                settings.config.default_config,
+                webhooks,
+                settings.config.thread_ttl,
+                authorizer,
+            )
+            cron_service = CronService(
+                storage, assistant_service, run_service, webhooks, authorizer
+            )
+            cron_scheduler = CronScheduler(
+                cron_storage(storage), cron_service.fire, poll_seconds=poll_seconds_from_env()
+            )
             app.state.services = Services(
                 assistants=assistant_service,
                 threads=ThreadService(
@@ -178,22 +196,15 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                     settings.config.thread_ttl,
                     authorizer,
                 ),
-                runs=RunService(
-                    storage,
-                    graphs,
-                    dispatcher,
-                    assistant_service,
-                    settings.config.default_config,
-                    webhooks,
-                    settings.config.thread_ttl,
-                    authorizer,
-                ),
+                runs=run_service,
                 dispatcher=dispatcher,
                 thread_streams=ThreadStreams(storage, dispatcher, authorizer),
+                crons=cron_service,
             )
             await dispatcher.recover()
             sweeper.start()
             event_sweeper.start()
+            cron_scheduler.start()
             logger.info(
                 "serving graphs %s from %s",
                 graphs.graph_ids,
@@ -202,6 +213,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             try:
                 yield
             finally:
+                await cron_scheduler.stop()
                 await sweeper.stop()
                 await event_sweeper.stop()
                 await dispatcher.shutdown()
@@ -221,6 +233,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs):
+    for module in (meta, assistants, threads, runs, crons):
         app.include_router(module.router)
     return app
