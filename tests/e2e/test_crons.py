@@ -267,6 +267,14 @@ async def test_bad_cron_requests_are_refused_with_a_detail(client: LangGraphClie
     await client.crons.delete(cron["cron_id"])
 
 
+async def test_deleting_a_thread_deletes_its_crons(client: LangGraphClient):
+    thread_id = (await client.threads.create())["thread_id"]
+    cron = await client.crons.create_for_thread(thread_id, "counter", schedule="0 0 1 1 *")
+    await client.threads.delete(thread_id)
+    assert (await status_of(get_cron(client, cron["cron_id"])))[0] == 404
+    assert await client.crons.count(thread_id=thread_id) == 0
+
+
 # -- two users --------------------------------------------------------------------------------
 async def test_users_cannot_see_or_change_each_others_crons(users: tuple[LangGraphClient, ...]):
     a, b = users

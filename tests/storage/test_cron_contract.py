@@ -203,3 +203,19 @@ async def test_advancing_claims_a_due_time_once(crons: CronStorage):
     # A disabled cron is not claimed, even with the right date.
     await crons.update_cron(cron["cron_id"], {"enabled": False})
     assert not await crons.advance_cron(cron["cron_id"], stored["next_run_date"], _at(3))
+
+
+async def test_deleting_a_thread_deletes_its_crons(storage: Storage, crons: CronStorage):
+    thread_id = str(uuid.uuid4())
+    other = str(uuid.uuid4())
+    for tid in (thread_id, other):
+        await storage.create_thread(thread_id=tid, metadata={}, if_exists="raise")
+    on_it = await crons.create_cron(_cron(thread_id=thread_id))
+    elsewhere = await crons.create_cron(_cron(thread_id=other))
+    stateless = await crons.create_cron(_cron())
+    assert await storage.delete_thread(thread_id)
+    assert await crons.get_cron(on_it["cron_id"]) is None
+    assert await crons.get_cron(elsewhere["cron_id"]) is not None
+    assert await crons.get_cron(stateless["cron_id"]) is not None
+    assert await storage.prune_threads([other], "delete") == 1
+    assert await crons.get_cron(elsewhere["cron_id"]) is None
