@@ -287,6 +287,7 @@ async def test_users_cannot_see_or_change_each_others_crons(users: tuple[LangGra
     # B forges A's ownership on a cron of its own: the handler's owner wins.
     b_cron = await b.crons.create("counter", schedule="0 0 1 1 *", metadata={"owner": "user-a"})
     assert b_cron["metadata"]["owner"] == "user-b"
+    assert b_cron["payload"]["metadata"]["owner"] == "user-b"  # and so its runs' metadata
 
     assert (await status_of(get_cron(b, a_cron["cron_id"])))[0] == 404
     assert (await status_of(b.crons.update(a_cron["cron_id"], enabled=False)))[0] == 404
@@ -307,6 +308,7 @@ async def test_users_cannot_see_or_change_each_others_crons(users: tuple[LangGra
     assert await a.crons.count() == 1
     updated = await a.crons.update(a_cron["cron_id"], enabled=False, metadata={"owner": "user-b"})
     assert updated["metadata"]["owner"] == "user-a"
+    assert updated["payload"]["metadata"]["owner"] == "user-a"
     assert (await status_of(get_cron(b, a_cron["cron_id"])))[0] == 404
     await a.crons.delete(a_cron["cron_id"])
     await b.crons.delete(b_cron["cron_id"])

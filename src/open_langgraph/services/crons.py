@@ -109,6 +109,10 @@ class CronService:
             read_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
             if await self._storage.get_thread(thread_id, read_filter) is None:
                 raise NotFound(f"Thread with ID {thread_id} not found")
+        metadata = stamped(value.get("metadata"), auth_filter)
+        if metadata:
+            # The firing's run metadata is made from the payload's: the owner keys too.
+            payload["metadata"] = {**(payload.get("metadata") or {}), **metadata}
         now = self._clock()
         created = utc_now()
         cron = {
@@ -124,7 +128,7 @@ class CronService:
             "user_id": value["user_id"],
             "payload": payload,
             "next_run_date": timestamp(next_due(body.schedule, body.timezone, now)),
-            "metadata": stamped(value.get("metadata"), auth_filter),
+            "metadata": metadata,
             "enabled": True if body.enabled is None else body.enabled,
             "user": user.to_json() if user is not None else None,
         }
@@ -226,7 +230,7 @@ class CronService:
         if body.metadata is not None:
             metadata = stamped(value.get("metadata"), auth_filter)
             changes["metadata"] = metadata
-            payload["metadata"] = {**(payload.get("metadata") or {}), **body.metadata}
+            payload["metadata"] = {**(payload.get("metadata") or {}), **metadata}
         if payload != current["payload"]:
             changes["payload"] = payload
         if body.schedule is not None:
