@@ -8,6 +8,7 @@ import pytest
 
 from open_langgraph.errors import InvalidInput
 from open_langgraph.services.cron_schedule import check_schedule, check_timezone, next_due
+from open_langgraph.services.cron_scheduler import DEFAULT_POLL_SECONDS, poll_seconds_from_env
 
 
 @pytest.mark.parametrize(
@@ -43,3 +44,23 @@ def test_a_local_time_keeps_across_a_daylight_saving_change():
     assert next_due("0 9 * * *", "Europe/Paris", datetime(2030, 1, 5, tzinfo=UTC)) == datetime(
         2030, 1, 5, 8, 0, tzinfo=UTC
     )
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"), [(None, DEFAULT_POLL_SECONDS), ("", DEFAULT_POLL_SECONDS), ("0.5", 0.5)]
+)
+def test_the_poll_interval_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, raw: str | None, seconds: float
+):
+    if raw is None:
+        monkeypatch.delenv("OLG_CRON_POLL_SECONDS", raising=False)
+    else:
+        monkeypatch.setenv("OLG_CRON_POLL_SECONDS", raw)
+    assert poll_seconds_from_env() == seconds
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "soon", "nan", "inf", "3601"])
+def test_a_bad_poll_interval_is_refused(monkeypatch: pytest.MonkeyPatch, raw: str):
+    monkeypatch.setenv("OLG_CRON_POLL_SECONDS", raw)
+    with pytest.raises(ValueError, match="OLG_CRON_POLL_SECONDS"):
+        poll_seconds_from_env()

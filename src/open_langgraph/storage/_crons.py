@@ -185,11 +185,11 @@ class CronQueries(SqlBackend, CronStorage):
     async def due_crons(self, now: str, limit: int) -> list[dict[str, Any]]:
         at = self.dialect.time_param
         rows = await self.sql.all(
-            f"SELECT {CRON.select} FROM crons WHERE enabled = ? "
+            f"SELECT {CRON.select} FROM crons WHERE enabled = TRUE "
             f"AND next_run_date <= {at} "
             "AND (end_time IS NULL OR next_run_date <= end_time) "
             "ORDER BY next_run_date LIMIT ?",
-            (True, now, limit),
+            (now, limit),
         )
         return [self._cron(row) for row in rows]
 
@@ -197,7 +197,7 @@ class CronQueries(SqlBackend, CronStorage):
         at = self.dialect.time_param
         changed = await self.sql.run(
             f"UPDATE crons SET next_run_date = {at} "
-            f"WHERE cron_id = ? AND enabled = ? AND next_run_date = {at}",
-            (next_run_date, cron_id, True, due),
+            f"WHERE cron_id = ? AND enabled = TRUE AND next_run_date = {at}",
+            (next_run_date, cron_id, due),
         )
         return changed == 1
