@@ -1056,6 +1056,107 @@ async def _a2a_post(w: World) -> None:
     assert leaks(mine)
 
 
+# -- crons: the creator's own, like threads ---------------------------------------------------
+YEARLY = "0 0 1 1 *"
+
+
+async def a_cron(w: World) -> dict[str, Any]:
+    """A fresh cron of A's on A's thread (due once a year: it never fires in a test)."""
+    return await w.a.crons.create_for_thread(
+        w.a_thread, "counter", schedule=YEARLY, metadata={"topic": "a-cron"}
+    )
+
+
+def get_cron(client: LangGraphClient, cron_id: str) -> Awaitable[Any]:
+    return client.http.get(f"/runs/crons/{cron_id}")
+
+
+async def cron_ids(client: LangGraphClient, **filters: Any) -> set[str]:
+    return {c["cron_id"] for c in await client.crons.search(limit=1000, **filters)}
+
+
+@case("POST", "/runs/crons")
+async def _crons_create(w: World) -> None:
+    forged = await w.b.crons.create("counter", schedule=YEARLY, metadata={"owner": "user-a"})
+    assert forged["metadata"]["owner"] == "user-b"
+    assert forged["user_id"] == "user-b"
+    await expect_status(get_cron(w.a, forged["cron_id"]), *NOT_FOUND)
+    assert forged["cron_id"] not in await cron_ids(w.a)
+    mine = await w.a.crons.create("counter", schedule=YEARLY)
+    assert mine["metadata"]["owner"] == "user-a"
+    await expect_status(get_cron(w.b, mine["cron_id"]), *NOT_FOUND)
+    await w.a.crons.delete(mine["cron_id"])
+    await w.b.crons.delete(forged["cron_id"])
+
+
+@case("POST", "/threads/{thread_id}/runs/crons")
+async def _crons_create_for_thread(w: World) -> None:
+    for thread_id in (w.a_thread, w.busy_thread):
+        await expect_status(
+            w.b.crons.create_for_thread(thread_id, "counter", schedule="* * * * *"), *NOT_FOUND
+        )
+    assert not await cron_ids(w.a, thread_id=w.a_thread)
+    cron = await a_cron(w)
+    assert cron["thread_id"] == w.a_thread
+    await w.a.crons.delete(cron["cron_id"])
+
+
+@case("POST", "/runs/crons/search")
+async def _crons_search(w: World) -> None:
+    cron = await a_cron(w)
+    for filters in (
+        {},
+        {"thread_id": w.a_thread},
+        {"metadata": {"topic": "a-cron"}},
+        {"metadata": {"owner": "user-a"}},
+        {"assistant_id": "counter"},
+    ):
+        assert cron["cron_id"] not in await cron_ids(w.b, **filters), filters
+    assert cron["cron_id"] in await cron_ids(w.a, thread_id=w.a_thread)
+    await w.a.crons.delete(cron["cron_id"])
+
+
+@case("POST", "/runs/crons/count")
+async def _crons_count(w: World) -> None:
+    cron = await a_cron(w)
+    assert await w.b.crons.count(thread_id=w.a_thread) == 0
+    assert await w.b.crons.count(metadata={"topic": "a-cron"}) == 0
+    assert await w.a.crons.count(thread_id=w.a_thread) == 1
+    await w.a.crons.delete(cron["cron_id"])
+
+
+@case("GET", "/runs/crons/{cron_id}")
+async def _crons_get(w: World) -> None:
+    cron = await a_cron(w)
+    theirs = await raw(w.b, "GET", f"/runs/crons/{cron['cron_id']}")
+    missing = await raw(w.b, "GET", f"/runs/crons/{uuid.uuid4()}")
+    assert theirs.status_code == missing.status_code == 404
+    assert await get_cron(w.a, cron["cron_id"]) == cron
+    await w.a.crons.delete(cron["cron_id"])
+
+
+@case("PATCH", "/runs/crons/{cron_id}")
+async def _crons_patch(w: World) -> None:
+    cron = await a_cron(w)
+    await expect_status(
+        w.b.crons.update(cron["cron_id"], enabled=False, metadata={"owner": "user-b"}), *NOT_FOUND
+    )
+    assert await get_cron(w.a, cron["cron_id"]) == cron
+    updated = await w.a.crons.update(cron["cron_id"], enabled=False, metadata={"owner": "x"})
+    assert updated["enabled"] is False
+    assert updated["metadata"]["owner"] == "user-a"
+    await w.a.crons.delete(cron["cron_id"])
+
+
+@case("DELETE", "/runs/crons/{cron_id}")
+async def _crons_delete(w: World) -> None:
+    cron = await a_cron(w)
+    await expect_status(w.b.crons.delete(cron["cron_id"]), *NOT_FOUND)
+    assert await get_cron(w.a, cron["cron_id"]) == cron
+    await w.a.crons.delete(cron["cron_id"])
+    await expect_status(get_cron(w.a, cron["cron_id"]), 404)
+
+
 # -- the tests -------------------------------------------------------------------------------------
 def _schema_routes(spec: dict[str, Any]) -> set[tuple[str, str]]:
     return {
@@ -1092,6 +1193,7 @@ def _path_for(world: World, template: str) -> str:
         "assistant_id": world.counter,
         "checkpoint_id": world.a_checkpoint,
         "namespace": "inner",
+        "cron_id": str(uuid.uuid4()),
     }
     return template.format(**values)
 

@@ -20,7 +20,7 @@ from tests.fixtures.postgres import fresh_database
 BACKENDS = ["sqlite", "postgres"]
 
 _TABLES = (
-    "assistants, assistant_versions, threads, thread_ttls, runs, run_events, "
+    "assistants, assistant_versions, threads, thread_ttls, runs, run_events, crons, "
     "checkpoints, checkpoint_blobs, checkpoint_writes"
 )
 

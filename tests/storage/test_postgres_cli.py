@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from open_langgraph.storage.postgres import migrations
 from tests.fixtures.postgres import fresh_database
 from tests.fixtures.server import write_config
 
@@ -33,14 +34,22 @@ def database() -> Iterator[str]:
 
 
 def test_db_current_and_upgrade(database: str):
+    latest = migrations.LATEST
+    every = ", ".join(str(m.version) for m in migrations.MIGRATIONS)
     before = _olg("db", "current", "--database-url", database)
-    assert (before.returncode, before.stdout.strip()) == (0, "none (latest 2, run olg db upgrade)")
+    assert (before.returncode, before.stdout.strip()) == (
+        0,
+        f"none (latest {latest}, run olg db upgrade)",
+    )
     upgraded = _olg("db", "upgrade", env={"DATABASE_URI": database})
-    assert (upgraded.returncode, upgraded.stdout.strip()) == (0, "applied: 1, 2; at version 2")
+    assert (upgraded.returncode, upgraded.stdout.strip()) == (
+        0,
+        f"applied: {every}; at version {latest}",
+    )
     again = _olg("db", "upgrade", "--database-url", database)
-    assert again.stdout.strip() == "applied: nothing to apply; at version 2"
+    assert again.stdout.strip() == f"applied: nothing to apply; at version {latest}"
     after = _olg("db", "current", "--database-url", database)
-    assert after.stdout.strip() == "2 (latest 2, up to date)"
+    assert after.stdout.strip() == f"{latest} (latest {latest}, up to date)"
 
 
 def test_an_unreachable_database_is_one_line_without_the_password(tmp_path: Path):

@@ -27,7 +27,7 @@ from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import a2a, assistants, mcp, meta, runs, threads
+from open_langgraph.server.routes import a2a, assistants, crons, mcp, meta, runs, threads
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
@@ -37,6 +37,8 @@ from open_langgraph.server.security import (
 from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.agent_tools import AgentTools
 from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.cron_scheduler import CronScheduler, poll_seconds_from_env
+from open_langgraph.services.crons import CronService, cron_storage
 from open_langgraph.services.event_retention import EventSweeper
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
@@ -185,6 +187,12 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             thread_service = ThreadService(
                 storage, graphs, dispatcher, settings.config.thread_ttl, authorizer
             )
+            cron_service = CronService(
+                storage, assistant_service, run_service, webhooks, authorizer
+            )
+            cron_scheduler = CronScheduler(
+                cron_storage(storage), cron_service.fire, poll_seconds=poll_seconds_from_env()
+            )
             app.state.services = Services(
                 assistants=assistant_service,
                 threads=thread_service,
@@ -192,12 +200,14 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 dispatcher=dispatcher,
                 thread_streams=ThreadStreams(storage, dispatcher, authorizer),
                 a2a=A2AService(assistant_service, thread_service, run_service),
+                crons=cron_service,
             )
             app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
             await stack.enter_async_context(app.state.mcp.running())
             await dispatcher.recover()
             sweeper.start()
             event_sweeper.start()
+            cron_scheduler.start()
             logger.info(
                 "serving graphs %s from %s",
                 graphs.graph_ids,
@@ -206,6 +216,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             try:
                 yield
             finally:
+                await cron_scheduler.stop()
                 await sweeper.stop()
                 await event_sweeper.stop()
                 await dispatcher.shutdown()
@@ -225,6 +236,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs, mcp, a2a):
+    for module in (meta, assistants, threads, runs, crons, mcp, a2a):
         app.include_router(module.router)
     return app

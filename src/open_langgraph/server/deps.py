@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.crons import CronService
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.threads import ThreadService
@@ -23,6 +24,7 @@ class Services:
     dispatcher: RunDispatcher
     thread_streams: ThreadStreams
     a2a: A2AService
+    crons: CronService
 
 
 async def _services(request: Request) -> Services:

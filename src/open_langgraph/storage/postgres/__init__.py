@@ -32,6 +32,7 @@ from open_langgraph.storage.postgres import migrations
 from open_langgraph.storage.postgres._db import Conn
 from open_langgraph.storage.postgres._saver import PostgresCheckpointer
 from open_langgraph.storage.postgres.assistants import AssistantsMixin
+from open_langgraph.storage.postgres.crons import CronsMixin
 from open_langgraph.storage.postgres.runs import RunsMixin
 from open_langgraph.storage.postgres.threads import ThreadsMixin
 
@@ -61,7 +62,7 @@ def connection_kwargs() -> dict[str, Any]:
     return {"autocommit": True, "prepare_threshold": prepare_threshold(), "row_factory": dict_row}
 
 
-class PostgresStorage(AssistantsMixin, ThreadsMixin, RunsMixin, Storage):
+class PostgresStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Storage):
     """Storage in a PostgreSQL database named by a `postgresql://` URL."""
 
     checkpointer: PostgresCheckpointer

@@ -149,6 +149,33 @@ CREATE UNIQUE INDEX runs_one_running ON runs (thread_id) WHERE status = 'running
 CREATE INDEX runs_leases ON runs (lease_expires_at) WHERE status = 'running';
 """,
     ),
+    Migration(
+        4,
+        "crons: schedules with their next due time, claimed by the scheduler",
+        """
+CREATE TABLE crons (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    cron_id TEXT PRIMARY KEY,
+    assistant_id TEXT NOT NULL,
+    thread_id TEXT,
+    on_run_completed TEXT,
+    end_time TIMESTAMPTZ,
+    schedule TEXT NOT NULL,
+    timezone TEXT,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    user_id TEXT,
+    payload JSONB NOT NULL,
+    next_run_date TIMESTAMPTZ,
+    metadata JSONB NOT NULL,
+    enabled BOOLEAN NOT NULL,
+    auth_user JSONB
+);
+CREATE INDEX crons_due ON crons (next_run_date) WHERE enabled;
+CREATE INDEX crons_thread ON crons (thread_id);
+CREATE INDEX crons_metadata ON crons USING GIN (metadata jsonb_path_ops);
+""",
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version
@@ -188,9 +215,11 @@ async def upgrade(
     await _lock(conn)
     try:
         await conn.execute(_CREATE_TABLE)
-        at = await current(conn) or 0
+        done = await _applied(conn)
         for step in MIGRATIONS:
-            if step.version <= at:
+            # Every step not recorded yet, not only those above the highest recorded one:
+            # branches that took later numbers first then merge with an earlier step.
+            if step.version in done:
                 continue
             async with conn.transaction():
                 await conn.execute(step.sql)  # type: ignore[arg-type]
@@ -204,6 +233,12 @@ async def upgrade(
     finally:
         await conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
     return applied
+
+
+async def _applied(conn: AsyncConnection) -> set[int]:
+    """The versions `schema_migrations` records."""
+    cur = await conn.execute("SELECT version FROM schema_migrations")
+    return {int(_first(row)) for row in await cur.fetchall()}  # type: ignore[call-overload]
 
 
 async def _lock(conn: AsyncConnection) -> None:

@@ -10,6 +10,7 @@ from open_langgraph.storage.base import Storage
 from open_langgraph.storage.filters import json_contains, json_matches_auth_filter
 from open_langgraph.storage.sqlite._inline import WalCheckpointer, connect_inline
 from open_langgraph.storage.sqlite.assistants import AssistantsMixin
+from open_langgraph.storage.sqlite.crons import CronsMixin
 from open_langgraph.storage.sqlite.runs import RunsMixin
 from open_langgraph.storage.sqlite.threads import ThreadsMixin
 
@@ -84,10 +85,29 @@ CREATE TABLE IF NOT EXISTS run_events (
     data BLOB NOT NULL,
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS crons (
+    cron_id TEXT PRIMARY KEY,
+    assistant_id TEXT NOT NULL,
+    thread_id TEXT,
+    on_run_completed TEXT,
+    end_time TEXT,
+    schedule TEXT NOT NULL,
+    timezone TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    user_id TEXT,
+    payload TEXT NOT NULL,
+    next_run_date TEXT,
+    metadata TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    auth_user TEXT
+);
+CREATE INDEX IF NOT EXISTS crons_due ON crons (enabled, next_run_date);
+CREATE INDEX IF NOT EXISTS crons_thread ON crons (thread_id);
 """
 
 
-class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, Storage):
+class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Storage):
     """Storage in one SQLite file, by default `./.olg/olg.db`."""
 
     @classmethod
