@@ -18,6 +18,9 @@ HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 NOT_IN_A_SCHEMA = {("GET", "/docs")}
 #: How many API operations the pinned Platform release publishes (a drifting pin shows here).
 PLATFORM_OPERATIONS = 63
+#: Operations another open issue delivers, with the issue: listed here, not silently skipped,
+#: and the test fails once one of them exists, so its line is dropped when it lands.
+DELIVERED_ELSEWHERE = {("GET", "/metrics"): "issue 19, observability (Prometheus metrics)"}
 
 
 def operations(spec: dict) -> set[tuple[str, str]]:
@@ -39,7 +42,8 @@ async def test_every_platform_operation_is_in_our_schema(server: ServerProcess):
     async with httpx.AsyncClient(base_url=server.url) as http:
         ours = operations((await http.get("/openapi.json")).json())
         docs = await http.get("/docs")
-    missing = platform - ours
+    assert not set(DELIVERED_ELSEWHERE) & ours, "served now: drop it from DELIVERED_ELSEWHERE"
+    missing = platform - ours - set(DELIVERED_ELSEWHERE)
     assert not missing, (
         f"{len(missing)} of the {len(platform)} operations of {PLATFORM_API}'s schema are "
         f"missing from ours:\n{_listing(missing)}"
