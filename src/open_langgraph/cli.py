@@ -143,6 +143,7 @@ def _serve(args: argparse.Namespace) -> int:
     from open_langgraph.server.app import ServerSettings, create_app
     from open_langgraph.server.security import is_loopback_host
     from open_langgraph.storage.backend import database_label, is_postgres_url
+    from open_langgraph.store_embeddings import store_settings
 
     try:
         config = load_config(find_config_file(args.config))
@@ -151,6 +152,7 @@ def _serve(args: argparse.Namespace) -> int:
         graphs = GraphRegistry(config)  # puts `dependencies` on sys.path, which auth may need
         # A config asking for auth that cannot be loaded is refused, never served openly.
         auth = load_auth(config)
+        store = store_settings(config.path, config.store)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -196,6 +198,7 @@ def _serve(args: argparse.Namespace) -> int:
         auth=auth,
         queue=queue,
         worker_in_process=not (args.workers or args.api_only),
+        store=store,
     )
     app = create_app(settings, graphs)
     _tune_garbage_collector()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -26,7 +26,7 @@ from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import assistants, meta, runs, threads
+from open_langgraph.server.routes import assistants, meta, runs, store, threads
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
@@ -36,11 +36,12 @@ from open_langgraph.server.security import (
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.event_retention import EventSweeper
 from open_langgraph.services.runs import RunService
+from open_langgraph.services.store import StoreService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.thread_ttl import ThreadSweeper
 from open_langgraph.services.threads import ThreadService
 from open_langgraph.storage.backend import database_label, open_storage
-from open_langgraph.storage.base import Storage
+from open_langgraph.storage.base import Storage, StoreSettings
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +62,8 @@ class ServerSettings:
     worker_in_process: bool = True
     """In queue mode, whether this process executes queued runs too (not with
     `--workers N`, whose children do, nor with `--api-only`)."""
+    store: StoreSettings = field(default_factory=StoreSettings)
+    """LangGraph's store as the config's `store` asks (embedder loaded, TTL)."""
 
 
 # Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
@@ -157,9 +160,9 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         install_log_redaction()  # uvicorn has configured its log handlers by now
         async with contextlib.AsyncExitStack() as stack:
             storage = await stack.enter_async_context(
-                open_storage(settings.database_url, settings.db_path)
+                open_storage(settings.database_url, settings.db_path, settings.store)
             )
-            graphs.bind(storage.checkpointer)
+            graphs.bind(storage.checkpointer, storage.store)
             webhooks = WebhookSender(settings.config.webhooks)
             dispatcher = await stack.enter_async_context(
                 _dispatcher(settings, storage, graphs, webhooks)
@@ -190,6 +193,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 ),
                 dispatcher=dispatcher,
                 thread_streams=ThreadStreams(storage, dispatcher, authorizer),
+                store=StoreService(storage.store, authorizer),
             )
             await dispatcher.recover()
             sweeper.start()
@@ -221,6 +225,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs):
+    for module in (meta, assistants, threads, runs, store):
         app.include_router(module.router)
     return app

@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.runs import RunService
+from open_langgraph.services.store import StoreService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.threads import ThreadService
 
@@ -21,6 +22,7 @@ class Services:
     runs: RunService
     dispatcher: RunDispatcher
     thread_streams: ThreadStreams
+    store: StoreService
 
 
 async def _services(request: Request) -> Services:
