@@ -208,11 +208,13 @@ async def test_semantic_search_ranks_by_similarity(client: LangGraphClient):
     }
     for key, text in corpus.items():
         await client.store.put_item([root, "docs"], key=key, value={"text": text})
-    # Not indexed: never returned by a semantic query's ranking above the indexed ones.
-    await client.store.put_item([root, "docs"], key="hidden", value={"text": "dog"}, index=False)
+    # Only `text` is embedded (`fields`): the dogs in `note` count for nothing.
+    decoy = {"text": "pizza", "note": "dog dog dog dog"}
+    await client.store.put_item([root, "docs"], key="decoy", value=decoy)
 
     dogs = (await client.store.search_items([root], query="dog", limit=3))["items"]
     assert dogs[0]["key"] == "pets"
+    assert "decoy" not in [item["key"] for item in dogs[:2]]
     scores = [item["score"] for item in dogs]
     assert scores == sorted(scores, reverse=True) and scores[0] > 0.5
 

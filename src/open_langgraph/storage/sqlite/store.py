@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import aiosqlite
 from langgraph.store.sqlite.aio import AsyncSqliteStore
@@ -78,9 +79,14 @@ async def open_sqlite_store(
             str(path), isolation_level=None, timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False
         )
 
+    index: dict[str, Any] | None = None
+    if settings.index is not None:
+        # LangGraph's SQLite store reads the embedded paths from `text_fields`, where
+        # `IndexConfig` (and its other stores) name them `fields`.
+        index = {**settings.index, "text_fields": settings.index.get("fields") or ["$"]}
     conn = await aiosqlite.Connection(connector, 64)
     try:
-        store = SqliteStore(conn, index=settings.index, ttl=settings.ttl)  # type: ignore[arg-type]
+        store = SqliteStore(conn, index=index, ttl=settings.ttl)  # type: ignore[arg-type]
         await store.setup()
         async with swept(store):
             yield store
