@@ -287,6 +287,7 @@ def _db(args: argparse.Namespace) -> int:
     try:
         import psycopg
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from langgraph.store.postgres.aio import AsyncPostgresStore
 
         from open_langgraph.storage.postgres import connection_kwargs, migrations
     except ImportError:
@@ -305,8 +306,14 @@ def _db(args: argparse.Namespace) -> int:
             args.database_url, **connection_kwargs()
         ) as conn:
             if args.action == "upgrade":
-                # LangGraph's checkpoint tables too, with the saver's own migrations.
-                applied = await migrations.upgrade(conn, then=AsyncPostgresSaver(conn).setup)
+
+                async def langgraph_tables() -> None:
+                    # LangGraph's checkpoint and store tables too, with their own migrations
+                    # (a store index's vector table waits for a server that has its config).
+                    await AsyncPostgresSaver(conn).setup()
+                    await AsyncPostgresStore(conn).setup()
+
+                applied = await migrations.upgrade(conn, then=langgraph_tables)
                 done = ", ".join(map(str, applied)) if applied else "nothing to apply"
                 return f"applied: {done}; at version {await migrations.current(conn)}"
             version = await migrations.current(conn)

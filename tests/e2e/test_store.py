@@ -261,17 +261,24 @@ async def test_a_run_reads_and_writes_the_store(client: LangGraphClient):
 async def test_server_runtime_factories_get_the_store_and_the_access_context(
     client: LangGraphClient,
 ):
-    await client.store.delete_item(["factory"], key="threads.create_run")
-    await client.store.delete_item(["factory"], key="assistants.read")
+    contexts = ("threads.create_run", "threads.read", "threads.update", "assistants.read")
+    for access_context in contexts:
+        await client.store.delete_item(["factory"], key=access_context)
     [assistant] = await client.assistants.search(graph_id="store_factory")
+    thread = await client.threads.create()
 
-    await client.runs.wait(None, assistant["assistant_id"], input={"text": "x"})
-    run_call = await client.store.get_item(["factory"], key="threads.create_run")
-    assert run_call is not None and run_call["value"] == {"execution": True, "user": None}
-
+    await client.runs.wait(thread["thread_id"], assistant["assistant_id"], input={"text": "x"})
+    await client.threads.get_state(thread["thread_id"])
+    await client.threads.update_state(thread["thread_id"], {"text": "y"}, as_node="echo")
     await client.assistants.get_graph(assistant["assistant_id"])
-    read_call = await client.store.get_item(["factory"], key="assistants.read")
-    assert read_call is not None and read_call["value"] == {"execution": False, "user": None}
+
+    # Each call wrote into the server's store (the one the client reads) what it was handed:
+    # an execution runtime for the run only.
+    for access_context in contexts:
+        call = await client.store.get_item(["factory"], key=access_context)
+        assert call is not None, f"the factory was not called for {access_context}"
+        execution = access_context == "threads.create_run"
+        assert call["value"] == {"execution": execution, "user": None}, access_context
 
 
 # -- auth ---------------------------------------------------------------------------------------

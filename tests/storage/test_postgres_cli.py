@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.fixtures.postgres import fresh_database
@@ -37,6 +38,9 @@ def test_db_current_and_upgrade(database: str):
     assert (before.returncode, before.stdout.strip()) == (0, "none (latest 2, run olg db upgrade)")
     upgraded = _olg("db", "upgrade", env={"DATABASE_URI": database})
     assert (upgraded.returncode, upgraded.stdout.strip()) == (0, "applied: 1, 2; at version 2")
+    with psycopg.connect(database) as conn:  # LangGraph's checkpoint and store tables too
+        for table in ("checkpoint_migrations", "store_migrations"):
+            assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] > 0  # type: ignore[index]
     again = _olg("db", "upgrade", "--database-url", database)
     assert again.stdout.strip() == "applied: nothing to apply; at version 2"
     after = _olg("db", "current", "--database-url", database)
