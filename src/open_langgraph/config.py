@@ -14,18 +14,11 @@ from typing import Any, Literal
 
 from dotenv import dotenv_values
 
+from open_langgraph.config_errors import ConfigError
+from open_langgraph.store_config import StoreConfig, parse_store
+
 CONFIG_FILE_NAMES = ("open_langgraph.json", "langgraph.json")
 CONFIG_ENV_VAR = "OLG_CONFIG"
-
-
-class ConfigError(Exception):
-    """A config file that cannot be used; the message names the file, key and problem."""
-
-    def __init__(self, path: Path | str, key: str, problem: str) -> None:
-        self.path = str(path)
-        self.key = key
-        self.problem = problem
-        super().__init__(f"{self.path}: `{key}`: {problem}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +129,7 @@ class AppConfig:
     thread_ttl: ThreadTTLConfig = field(default_factory=ThreadTTLConfig)
     hosts: HostsConfig = field(default_factory=HostsConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
 
     @property
     def base_dir(self) -> Path:
@@ -184,6 +178,7 @@ def load_config(path: Path) -> AppConfig:
         "default_config",
         "webhooks",
         "limits",
+        "store",
         # Keys of langgraph.json that only matter to LangGraph's docker build; accepted so
         # that an existing langgraph.json is served unchanged.
         "python_version",
@@ -198,12 +193,6 @@ def load_config(path: Path) -> AppConfig:
         "node_version",
         "$schema",
     }
-    if "store" in raw:
-        raise ConfigError(
-            path,
-            "store",
-            "is not supported yet (its semantic index and TTL are not implemented); remove the key",
-        )
     for key in raw:
         if key not in known:
             raise ConfigError(path, key, f"unknown key; expected one of {sorted(known)}")
@@ -221,6 +210,7 @@ def load_config(path: Path) -> AppConfig:
         thread_ttl=_parse_thread_ttl(path, raw.get("checkpointer")),
         hosts=_parse_hosts(path, raw.get("http")),
         limits=_parse_limits(path, raw.get("limits")),
+        store=parse_store(path, raw.get("store")),
     )
 
 

@@ -19,6 +19,7 @@ from open_langgraph.runtime.queue_settings import QueueSettings
 if TYPE_CHECKING:
     from open_langgraph.config import AppConfig
     from open_langgraph.runtime.graphs import GraphRegistry
+    from open_langgraph.storage.base import StoreSettings
 
 EXIT_CONFIG_ERROR = 2
 #: Set for the workers `olg serve --workers` starts: they stop when that server is gone,
@@ -123,6 +124,7 @@ def worker_main(args: argparse.Namespace) -> int:
     from open_langgraph.config import ConfigError, find_config_file, load_config
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.storage.backend import postgres_settings_problem
+    from open_langgraph.store_embeddings import store_settings
 
     settings = queue_settings(args)
     if not isinstance(settings, QueueSettings):
@@ -134,6 +136,7 @@ def worker_main(args: argparse.Namespace) -> int:
         for key, value in config.env.items():
             os.environ.setdefault(key, value)
         graphs = GraphRegistry(config)
+        store = store_settings(config.path, config.store)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -143,7 +146,7 @@ def worker_main(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    asyncio.run(_work(args.database_url, settings, graphs, config, args.max_concurrency))
+    asyncio.run(_work(args.database_url, settings, graphs, config, args.max_concurrency, store))
     return 0
 
 
@@ -153,6 +156,7 @@ async def _work(
     graphs: GraphRegistry,
     config: AppConfig,
     concurrency: int,
+    store: StoreSettings,
 ) -> None:
     from open_langgraph.redact import install_log_redaction
     from open_langgraph.runtime.queue_mode import open_bus, running_worker
@@ -167,10 +171,10 @@ async def _work(
     watcher = asyncio.create_task(_stop_when_orphaned(stop))
     webhooks = WebhookSender(config.webhooks)
     async with (
-        open_storage(database_url, Path()) as storage,
+        open_storage(database_url, Path(), store) as storage,
         open_bus(settings, database_url) as bus,
     ):
-        graphs.bind(storage.checkpointer)
+        graphs.bind(storage.checkpointer, storage.store)
         async with running_worker(
             storage,
             bus,

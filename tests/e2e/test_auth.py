@@ -1157,6 +1157,69 @@ async def _crons_delete(w: World) -> None:
     await expect_status(get_cron(w.a, cron["cron_id"]), 404)
 
 
+# -- the store: each user's namespaces live under their id (auth_api_key.own_store_namespace) --
+A_NOTE = {"secret": MARKER}
+
+
+async def a_note(w: World) -> None:
+    """A's item `a-note` in A's `notes` (stored as ("user-a", "notes"))."""
+    await w.a.store.put_item(["notes"], key="a-note", value=A_NOTE)
+
+
+async def assert_a_note_intact(w: World) -> None:
+    item = await w.a.store.get_item(["notes"], key="a-note")
+    assert item is not None and item["value"] == A_NOTE, item
+    assert item["namespace"] == ["user-a", "notes"]
+
+
+@case("PUT", "/store/items")
+async def _store_put(w: World) -> None:
+    await a_note(w)
+    for namespace in (["notes"], ["user-a", "notes"]):
+        await w.b.store.put_item(namespace, key="a-note", value={"by": "b"})
+    await assert_a_note_intact(w)
+
+
+@case("GET", "/store/items")
+async def _store_get(w: World) -> None:
+    await a_note(w)
+    for namespace in (["notes"], ["user-a", "notes"]):
+        assert_no_leak(await w.b.store.get_item(namespace, key="a-note"), "store get")
+    response = await raw(
+        w.b, "GET", "/store/items", params={"namespace": "user-a.notes", "key": "a-note"}
+    )
+    assert_status(response, 200)
+    assert_no_leak(response.json(), "store get by a dotted namespace")
+    await assert_a_note_intact(w)
+
+
+@case("DELETE", "/store/items")
+async def _store_delete(w: World) -> None:
+    await a_note(w)
+    for namespace in (["notes"], ["user-a", "notes"]):
+        await w.b.store.delete_item(namespace, key="a-note")
+    await assert_a_note_intact(w)
+
+
+@case("POST", "/store/items/search")
+async def _store_search(w: World) -> None:
+    await a_note(w)
+    for prefix in ([], ["notes"], ["user-a"]):
+        found = await w.b.store.search_items(prefix, limit=1000)
+        assert_no_leak(found, f"store search {prefix}")
+    found = await w.a.store.search_items(["notes"], limit=1000)
+    assert A_NOTE in [item["value"] for item in found["items"]]
+
+
+@case("POST", "/store/namespaces")
+async def _store_namespaces(w: World) -> None:
+    await a_note(w)
+    for prefix in (None, ["user-a"]):
+        spaces = (await w.b.store.list_namespaces(prefix=prefix))["namespaces"]
+        assert all(namespace[0] == "user-b" for namespace in spaces), spaces
+    assert ["user-a", "notes"] in (await w.a.store.list_namespaces())["namespaces"]
+
+
 # -- the tests -------------------------------------------------------------------------------------
 def _schema_routes(spec: dict[str, Any]) -> set[tuple[str, str]]:
     return {

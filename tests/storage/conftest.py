@@ -21,7 +21,7 @@ BACKENDS = ["sqlite", "postgres"]
 
 _TABLES = (
     "assistants, assistant_versions, threads, thread_ttls, runs, run_events, crons, "
-    "checkpoints, checkpoint_blobs, checkpoint_writes"
+    "checkpoints, checkpoint_blobs, checkpoint_writes, store"
 )
 
 

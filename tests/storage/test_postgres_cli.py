@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from open_langgraph.storage.postgres import migrations
@@ -46,6 +47,9 @@ def test_db_current_and_upgrade(database: str):
         0,
         f"applied: {every}; at version {latest}",
     )
+    with psycopg.connect(database) as conn:  # LangGraph's checkpoint and store tables too
+        for table in ("checkpoint_migrations", "store_migrations"):
+            assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] > 0  # type: ignore[index]
     again = _olg("db", "upgrade", "--database-url", database)
     assert again.stdout.strip() == f"applied: nothing to apply; at version {latest}"
     after = _olg("db", "current", "--database-url", database)

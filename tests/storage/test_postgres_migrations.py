@@ -32,13 +32,16 @@ async def test_upgrade_applies_each_step_once_and_records_it(empty_database: str
         ]
 
 
-async def test_opening_storage_migrates_our_tables_and_the_checkpointers(empty_database: str):
+async def test_opening_storage_migrates_our_tables_the_checkpointers_and_the_stores(
+    empty_database: str,
+):
     async with PostgresStorage.from_url(empty_database) as storage:
         await storage.create_thread(thread_id="t", metadata={}, if_exists="raise")
         async with storage.pool.connection() as conn:
             assert await migrations.current(conn) == migrations.LATEST
-            cur = await conn.execute("SELECT COUNT(*) AS n FROM checkpoint_migrations")
-            assert (await cur.fetchone())["n"] > 0
+            for langgraph_table in ("checkpoint_migrations", "store_migrations"):
+                cur = await conn.execute(f"SELECT COUNT(*) AS n FROM {langgraph_table}")
+                assert (await cur.fetchone())["n"] > 0
     # Opening again finds everything in place and keeps the data.
     async with PostgresStorage.from_url(empty_database) as storage:
         assert await storage.get_thread("t") is not None
@@ -53,8 +56,9 @@ async def test_an_unreachable_server_fails_at_open():
 
 
 async def test_processes_starting_together_on_an_empty_database_all_start(empty_database: str):
-    """API and worker processes of one deployment start at once: each migrates (ours and the
-    saver's tables) under one lock, so none fails on a duplicate key or a deadlock."""
+    """API and worker processes of one deployment start at once: each migrates (ours, the
+    saver's and the store's tables) under one lock, so none fails on a duplicate key or a
+    deadlock."""
     import asyncio
     import contextlib
 

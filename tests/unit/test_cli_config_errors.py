@@ -168,7 +168,24 @@ def _graph_module_exits(d: Path) -> Case:
     )
 
 
+def _store_embed_missing(d: Path) -> Case:
+    _write(d, "agent.py", GOOD_GRAPH)
+    text = (
+        '{"graphs": {"agent": "./agent.py:graph"}, '
+        '"store": {"index": {"embed": "./embed.py:vectors", "dims": 3}}}'
+    )
+    return Case(_config(d, text), "store.index.embed", "'./embed.py' does not exist")
+
+
+def _store_ttl_bad(d: Path) -> Case:
+    _write(d, "agent.py", GOOD_GRAPH)
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "store": {"ttl": {"default_ttl": -1}}}'
+    return Case(_config(d, text), "store.ttl.default_ttl", "positive number of minutes")
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "store-embed-missing": _store_embed_missing,
+    "store-ttl-bad": _store_ttl_bad,
     "auth-file-missing": _auth_file_missing,
     "auth-not-an-auth-object": _auth_not_an_auth_object,
     "auth-without-authenticate": _auth_without_authenticate,

@@ -501,11 +501,44 @@ BAD_CONFIGS: list[tuple[str, Any, str, str]] = [
         "checkpointer.ttl.sweep_interval_minutes",
         "positive number of minutes",
     ),
+    # store
+    ("store list", {"graphs": GRAPHS, "store": []}, "store", "must be an object"),
+    ("store unknown key", {"graphs": GRAPHS, "store": {"indx": {}}}, "store", "['indx']"),
     (
-        "store index",
-        {"graphs": GRAPHS, "store": {"index": {"dims": 3, "embed": "openai:x"}}},
-        "store",
-        "not supported yet",
+        "store ttl zero",
+        {"graphs": GRAPHS, "store": {"ttl": {"default_ttl": 0}}},
+        "store.ttl.default_ttl",
+        "positive number of minutes",
+    ),
+    (
+        "store ttl refresh text",
+        {"graphs": GRAPHS, "store": {"ttl": {"refresh_on_read": "yes"}}},
+        "store.ttl.refresh_on_read",
+        "true or false",
+    ),
+    (
+        "store ttl unknown key",
+        {"graphs": GRAPHS, "store": {"ttl": {"sweep_limit": 5}}},
+        "store.ttl",
+        "['sweep_limit']",
+    ),
+    (
+        "store index embed missing",
+        {"graphs": GRAPHS, "store": {"index": {"dims": 3}}},
+        "store.index.embed",
+        "provider:model",
+    ),
+    (
+        "store index dims text",
+        {"graphs": GRAPHS, "store": {"index": {"dims": "3", "embed": "openai:x"}}},
+        "store.index.dims",
+        "positive integer",
+    ),
+    (
+        "store index fields empty",
+        {"graphs": GRAPHS, "store": {"index": {"dims": 3, "embed": "openai:x", "fields": []}}},
+        "store.index.fields",
+        "non-empty list",
     ),
     (
         "checkpointer serde",

@@ -25,7 +25,18 @@ from open_langgraph.storage.base import AuthFilter
 logger = logging.getLogger(__name__)
 
 Resource = Literal["threads", "assistants", "crons", "store"]
-Action = Literal["create", "read", "update", "delete", "search", "create_run"]
+Action = Literal[
+    "create",
+    "read",
+    "update",
+    "delete",
+    "search",
+    "create_run",
+    # the store's own actions
+    "put",
+    "get",
+    "list_namespaces",
+]
 Handler = Callable[..., Any]
 
 

@@ -1,4 +1,4 @@
-"""Loading the graphs named in the config, and giving each run a graph bound to our checkpointer.
+"""Loading the configured graphs; each run gets one bound to our checkpointer and store.
 
 A config entry may point at a compiled graph, an uncompiled `StateGraph`, or a factory (see
 `runtime.factories` for the signatures and return kinds accepted); factories are called each
@@ -65,8 +65,8 @@ class GraphRegistry:
 
     def __init__(self, config: AppConfig) -> None:
         self._checkpointer: BaseCheckpointSaver | None = None
-        # What a `ServerRuntime` hands factories as `runtime.store`; process memory until a
-        # persistent store is configured.
+        # The store runs use and a `ServerRuntime` hands factories as `runtime.store`:
+        # process memory until `bind` attaches the server's persistent one.
         self.store: BaseStore = InMemoryStore()
         self._graphs: dict[str, LoadedGraph] = {}
         for path in reversed(config.dependencies):
@@ -93,12 +93,17 @@ class GraphRegistry:
                     "factory taking a RunnableConfig",
                 )
 
-    def bind(self, checkpointer: BaseCheckpointSaver) -> None:
-        """Attach the server's checkpointer to every graph; called once storage is open."""
+    def bind(self, checkpointer: BaseCheckpointSaver, store: BaseStore | None = None) -> None:
+        """Attach the server's checkpointer and store to every graph (so nodes get
+        `runtime.store`, a `store` parameter and `get_store()`); called once storage is open."""
         self._checkpointer = checkpointer
+        if store is not None:
+            self.store = store
         for loaded in self._graphs.values():
             if loaded.graph is not None:
-                loaded.graph = loaded.graph.copy(update={"checkpointer": checkpointer})
+                loaded.graph = loaded.graph.copy(
+                    update={"checkpointer": checkpointer, "store": self.store}
+                )
 
     @property
     def graph_ids(self) -> list[str]:
@@ -139,4 +144,4 @@ class GraphRegistry:
                 raise TypeError(
                     f"graph factory {graph_id!r} returned {type(result).__name__}, not a graph"
                 )
-            yield graph.copy(update={"checkpointer": self._checkpointer})
+            yield graph.copy(update={"checkpointer": self._checkpointer, "store": self.store})

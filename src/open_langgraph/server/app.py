@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -27,7 +27,7 @@ from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import a2a, assistants, crons, mcp, meta, runs, threads
+from open_langgraph.server.routes import a2a, assistants, crons, mcp, meta, runs, store, threads
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
@@ -41,11 +41,12 @@ from open_langgraph.services.cron_scheduler import CronScheduler, poll_seconds_f
 from open_langgraph.services.crons import CronService, cron_storage
 from open_langgraph.services.event_retention import EventSweeper
 from open_langgraph.services.runs import RunService
+from open_langgraph.services.store import StoreService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.thread_ttl import ThreadSweeper
 from open_langgraph.services.threads import ThreadService
 from open_langgraph.storage.backend import database_label, open_storage
-from open_langgraph.storage.base import Storage
+from open_langgraph.storage.base import Storage, StoreSettings
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,8 @@ class ServerSettings:
     worker_in_process: bool = True
     """In queue mode, whether this process executes queued runs too (not with
     `--workers N`, whose children do, nor with `--api-only`)."""
+    store: StoreSettings = field(default_factory=StoreSettings)
+    """LangGraph's store as the config's `store` asks (embedder loaded, TTL)."""
 
 
 # Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
@@ -162,9 +165,9 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         install_log_redaction()  # uvicorn has configured its log handlers by now
         async with contextlib.AsyncExitStack() as stack:
             storage = await stack.enter_async_context(
-                open_storage(settings.database_url, settings.db_path)
+                open_storage(settings.database_url, settings.db_path, settings.store)
             )
-            graphs.bind(storage.checkpointer)
+            graphs.bind(storage.checkpointer, storage.store)
             webhooks = WebhookSender(settings.config.webhooks)
             dispatcher = await stack.enter_async_context(
                 _dispatcher(settings, storage, graphs, webhooks)
@@ -201,6 +204,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 thread_streams=ThreadStreams(storage, dispatcher, authorizer),
                 a2a=A2AService(assistant_service, thread_service, run_service),
                 crons=cron_service,
+                store=StoreService(storage.store, authorizer),
             )
             app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
             await stack.enter_async_context(app.state.mcp.running())
@@ -236,6 +240,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs, crons, mcp, a2a):
+    for module in (meta, assistants, threads, runs, store, crons, mcp, a2a):
         app.include_router(module.router)
     return app

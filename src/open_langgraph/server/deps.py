@@ -12,6 +12,7 @@ from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.crons import CronService
 from open_langgraph.services.runs import RunService
+from open_langgraph.services.store import StoreService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.threads import ThreadService
 
@@ -25,6 +26,7 @@ class Services:
     thread_streams: ThreadStreams
     a2a: A2AService
     crons: CronService
+    store: StoreService
 
 
 async def _services(request: Request) -> Services:

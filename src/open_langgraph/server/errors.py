@@ -59,6 +59,12 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"detail": f"value cannot be stored: {exc}"}, status_code=422)
 
     app.add_exception_handler(sqlite3.OperationalError, _storage_unavailable)
+    try:  # the store's connection, where this Python's sqlite3 cannot load sqlite-vec
+        import pysqlite3.dbapi2 as pysqlite3  # type: ignore[import-not-found,import-untyped]
+    except ImportError:
+        pass
+    else:
+        app.add_exception_handler(pysqlite3.OperationalError, _storage_unavailable)
     try:
         import psycopg
     except ImportError:  # the postgres extra is not installed: SQLite only

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from open_langgraph.storage.base import Storage
+from open_langgraph.storage.base import Storage, StoreSettings
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 #: The PostgreSQL backend's on/off environment switches, with their defaults; see
@@ -55,8 +55,11 @@ def database_label(database_url: str | None, db_path: Path) -> str:
 
 
 @contextlib.asynccontextmanager
-async def open_storage(database_url: str | None, db_path: Path) -> AsyncIterator[Storage]:
+async def open_storage(
+    database_url: str | None, db_path: Path, store: StoreSettings | None = None
+) -> AsyncIterator[Storage]:
     """Open and migrate the chosen backend; SQLite at `db_path` unless a URL is given.
+    `store` configures LangGraph's store (semantic index, TTL) opened with it.
 
     The PostgreSQL modules are imported only when used, so SQLite-only installs never need
     psycopg.
@@ -66,10 +69,10 @@ async def open_storage(database_url: str | None, db_path: Path) -> AsyncIterator
             raise ValueError("a database URL must start with postgresql:// or postgres://")
         from open_langgraph.storage.postgres import PostgresStorage
 
-        async with PostgresStorage.from_url(database_url) as storage:
+        async with PostgresStorage.from_url(database_url, store=store) as storage:
             yield storage
         return
     from open_langgraph.storage.sqlite import SqliteStorage
 
-    async with SqliteStorage.from_path(db_path) as sqlite_storage:
+    async with SqliteStorage.from_path(db_path, store) as sqlite_storage:
         yield sqlite_storage

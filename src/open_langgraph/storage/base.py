@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.store.base import BaseStore, IndexConfig, TTLConfig
 
 ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
 RunStatus = Literal["pending", "running", "error", "success", "timeout", "interrupted"]
@@ -94,10 +95,21 @@ class StoredEvent:
         return str(self.seq)
 
 
+@dataclass(frozen=True, slots=True)
+class StoreSettings:
+    """What a backend opens LangGraph's long-term memory store with (`store` of the config):
+    its semantic index (embedder resolved) and TTL, both LangGraph's own config types."""
+
+    index: IndexConfig | None = None
+    ttl: TTLConfig | None = None
+
+
 class Storage(abc.ABC):
-    """Assistants, threads, runs, run events, plus the LangGraph checkpointer they share."""
+    """Assistants, threads, runs, run events, plus the LangGraph checkpointer they share, and
+    the LangGraph store (`BaseStore`) graphs and the `/store` routes keep memories in."""
 
     checkpointer: BaseCheckpointSaver
+    store: BaseStore
 
     # -- lifecycle -------------------------------------------------------------------------
     @abc.abstractmethod

@@ -26,14 +26,16 @@ from psycopg.rows import dict_row
 from psycopg.types.json import set_json_loads
 from psycopg_pool import AsyncConnectionPool
 
+from open_langgraph.storage._store import swept
 from open_langgraph.storage.backend import postgres_switch
-from open_langgraph.storage.base import Storage
+from open_langgraph.storage.base import Storage, StoreSettings
 from open_langgraph.storage.postgres import migrations
 from open_langgraph.storage.postgres._db import Conn
 from open_langgraph.storage.postgres._saver import PostgresCheckpointer
 from open_langgraph.storage.postgres.assistants import AssistantsMixin
 from open_langgraph.storage.postgres.crons import CronsMixin
 from open_langgraph.storage.postgres.runs import RunsMixin
+from open_langgraph.storage.postgres.store import postgres_store, setup_postgres_store
 from open_langgraph.storage.postgres.threads import ThreadsMixin
 
 #: Connections kept open by one process for our tables (the saver has a pool of its own).
@@ -71,17 +73,20 @@ class PostgresStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Stor
         self,
         pool: AsyncConnectionPool[Conn],
         checkpoint_pool: AsyncConnectionPool[Conn] | None = None,
+        store: StoreSettings | None = None,
     ) -> None:
         super().__init__(pool)
         self._checkpoint_pool = checkpoint_pool
         self.checkpointer = PostgresCheckpointer(checkpoint_pool or pool)  # type: ignore[arg-type]
+        self.store = postgres_store(pool, store or StoreSettings())
 
     @classmethod
     @contextlib.asynccontextmanager
     async def from_url(
-        cls, url: str, *, max_size: int = POOL_MAX_SIZE
+        cls, url: str, *, max_size: int = POOL_MAX_SIZE, store: StoreSettings | None = None
     ) -> AsyncIterator[PostgresStorage]:
-        """Open a pool on `url`, migrate the schema, and close the pool on exit."""
+        """Open a pool on `url`, migrate the schema (ours, the saver's, the store's), and
+        close the pool on exit; `store` configures LangGraph's store (index, TTL)."""
         # Fail at once, with the server's own message, on a wrong URL or a server that is
         # down: a pool would retry in the background and report only a timeout.
         probe = await AsyncConnection.connect(url, **connection_kwargs())
@@ -101,16 +106,28 @@ class PostgresStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Stor
         except BaseException:
             await pool.close()
             raise
-        storage = cls(pool, checkpoint_pool)
+        try:
+            storage = cls(pool, checkpoint_pool, store)
+        except BaseException:
+            await pool.close()
+            await checkpoint_pool.close()
+            raise
         try:
             await storage.setup()
-            yield storage
+            async with swept(storage.store):
+                yield storage
         finally:
             await storage.close()
 
     async def setup(self) -> None:
         async with self.pool.connection() as conn:
-            await migrations.upgrade(conn, then=self.checkpointer.setup)
+            await migrations.upgrade(conn, then=self._setup_langgraph_tables)
+
+    async def _setup_langgraph_tables(self) -> None:
+        """The saver's and the store's own migrations, under our migration lock: run by
+        several processes starting at once, they race (duplicate keys, deadlocks)."""
+        await self.checkpointer.setup()
+        await setup_postgres_store(self.store)
 
     @property
     def relaxed_pool(self) -> AsyncConnectionPool[Conn]:

@@ -6,12 +6,13 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from open_langgraph.storage.base import Storage
+from open_langgraph.storage.base import Storage, StoreSettings
 from open_langgraph.storage.filters import json_contains, json_matches_auth_filter
 from open_langgraph.storage.sqlite._inline import WalCheckpointer, connect_inline
 from open_langgraph.storage.sqlite.assistants import AssistantsMixin
 from open_langgraph.storage.sqlite.crons import CronsMixin
 from open_langgraph.storage.sqlite.runs import RunsMixin
+from open_langgraph.storage.sqlite.store import open_sqlite_store
 from open_langgraph.storage.sqlite.threads import ThreadsMixin
 
 SCHEMA_VERSION = 1
@@ -112,8 +113,11 @@ class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Storag
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def from_path(cls, path: str | Path) -> AsyncIterator[SqliteStorage]:
-        """Open (creating if needed) the database file and set up its schema."""
+    async def from_path(
+        cls, path: str | Path, store: StoreSettings | None = None
+    ) -> AsyncIterator[SqliteStorage]:
+        """Open (creating if needed) the database file and set up its schema, with LangGraph's
+        store (`store` settings: index, TTL) in the same file."""
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = await connect_inline(path)
@@ -122,7 +126,8 @@ class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Storag
         try:
             await storage.setup()
             wal.start()
-            yield storage
+            async with open_sqlite_store(path, store or StoreSettings()) as storage.store:
+                yield storage
         finally:
             await storage.close()
             await wal.stop()

