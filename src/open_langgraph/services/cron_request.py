@@ -13,28 +13,13 @@ from pydantic import Field
 
 from open_langgraph.serde import INT64_MAX
 from open_langgraph.services.run_request import Body
+from open_langgraph.storage.cron_base import CronField
 
 StreamModes = str | list[str] | None
 Breakpoints = Literal["*"] | list[str] | None
 OnRunCompleted = Literal["delete", "keep"]
 CronSortBy = Literal[
     "cron_id", "assistant_id", "thread_id", "next_run_date", "end_time", "created_at", "updated_at"
-]
-CronSelect = Literal[
-    "cron_id",
-    "assistant_id",
-    "thread_id",
-    "on_run_completed",
-    "end_time",
-    "schedule",
-    "timezone",
-    "created_at",
-    "updated_at",
-    "user_id",
-    "payload",
-    "next_run_date",
-    "metadata",
-    "enabled",
 ]
 
 #: The fields of a cron body that make up the run each firing creates (its `payload`).
@@ -111,7 +96,7 @@ class CronSearch(Body):
     offset: int = Field(0, ge=0, le=INT64_MAX)
     sort_by: CronSortBy = "created_at"
     sort_order: Literal["asc", "desc"] = "desc"
-    select: list[CronSelect] | None = None
+    select: list[CronField] | None = None
 
 
 class CronCount(Body):

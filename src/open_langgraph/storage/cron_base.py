@@ -12,12 +12,12 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from open_langgraph.storage.base import AuthFilter, SortOrder
 
-#: The fields of the Platform's `Cron` a search may `select`.
-CRON_FIELDS = (
+#: The fields of the Platform's `Cron`, which a search may `select`.
+CronField = Literal[
     "cron_id",
     "assistant_id",
     "thread_id",
@@ -32,7 +32,8 @@ CRON_FIELDS = (
     "next_run_date",
     "metadata",
     "enabled",
-)
+]
+CRON_FIELDS: tuple[CronField, ...] = get_args(CronField)
 #: The columns an update may set (`metadata` merges into the stored one).
 CRON_UPDATABLE = frozenset(
     {"schedule", "timezone", "end_time", "enabled", "on_run_completed", "payload", "metadata"}
