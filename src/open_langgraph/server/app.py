@@ -26,7 +26,7 @@ from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import assistants, meta, runs, threads
+from open_langgraph.server.routes import assistants, meta, runs, thread_protocol, threads
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
@@ -35,6 +35,8 @@ from open_langgraph.server.security import (
 )
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.event_retention import EventSweeper
+from open_langgraph.services.protocol_commands import ProtocolCommands
+from open_langgraph.services.protocol_stream import ProtocolStreams
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.thread_ttl import ThreadSweeper
@@ -169,27 +171,32 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             await assistant_service.ensure_system_assistants()
             sweeper = ThreadSweeper(storage, dispatcher, settings.config.thread_ttl)
             event_sweeper = EventSweeper(storage, settings.config.limits)
+            thread_service = ThreadService(
+                storage,
+                graphs,
+                dispatcher,
+                settings.config.thread_ttl,
+                authorizer,
+            )
+            run_service = RunService(
+                storage,
+                graphs,
+                dispatcher,
+                assistant_service,
+                settings.config.default_config,
+                webhooks,
+                settings.config.thread_ttl,
+                authorizer,
+            )
+            thread_streams = ThreadStreams(storage, dispatcher, authorizer)
             app.state.services = Services(
                 assistants=assistant_service,
-                threads=ThreadService(
-                    storage,
-                    graphs,
-                    dispatcher,
-                    settings.config.thread_ttl,
-                    authorizer,
-                ),
-                runs=RunService(
-                    storage,
-                    graphs,
-                    dispatcher,
-                    assistant_service,
-                    settings.config.default_config,
-                    webhooks,
-                    settings.config.thread_ttl,
-                    authorizer,
-                ),
+                threads=thread_service,
+                runs=run_service,
                 dispatcher=dispatcher,
-                thread_streams=ThreadStreams(storage, dispatcher, authorizer),
+                thread_streams=thread_streams,
+                protocol_commands=ProtocolCommands(run_service, thread_service),
+                protocol_streams=ProtocolStreams(storage, thread_streams),
             )
             await dispatcher.recover()
             sweeper.start()
@@ -221,6 +228,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs):
+    for module in (meta, assistants, threads, runs, thread_protocol):
         app.include_router(module.router)
     return app

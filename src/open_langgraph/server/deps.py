@@ -9,6 +9,8 @@ from fastapi import Depends, Request
 
 from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.protocol_commands import ProtocolCommands
+from open_langgraph.services.protocol_stream import ProtocolStreams
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.services.threads import ThreadService
@@ -21,6 +23,8 @@ class Services:
     runs: RunService
     dispatcher: RunDispatcher
     thread_streams: ThreadStreams
+    protocol_commands: ProtocolCommands
+    protocol_streams: ProtocolStreams
 
 
 async def _services(request: Request) -> Services:

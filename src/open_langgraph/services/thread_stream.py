@@ -84,14 +84,18 @@ class ThreadStreams:
         self._runs = runs
         self._auth = authorizer or Authorizer()
 
-    async def open(
-        self, thread_id: str, *, last_event_id: str | None, modes: set[str]
-    ) -> AsyncIterator[ThreadEvent]:
-        """Validate now (so errors are 4xx, not a broken stream), then return the stream."""
+    async def check_readable(self, thread_id: str) -> None:
+        """NotFound unless the thread exists inside the user's `threads.read` filter."""
         check_uuid(thread_id, "thread ID")
         auth_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
         if await self._storage.get_thread(thread_id, auth_filter) is None:
             raise NotFound(f"Thread with ID {thread_id} not found")
+
+    async def open(
+        self, thread_id: str, *, last_event_id: str | None, modes: set[str]
+    ) -> AsyncIterator[ThreadEvent]:
+        """Validate now (so errors are 4xx, not a broken stream), then return the stream."""
+        await self.check_readable(thread_id)
         # A Last-Event-ID naming another thread's run is refused below: only this thread's
         # runs are replayed.
         resume_from = _parse_last_event_id(last_event_id) if last_event_id else None
