@@ -408,3 +408,35 @@ async def test_bad_commands_and_subscriptions_are_refused(client: LangGraphClien
         f"/threads/{uuid.uuid4()}/stream/events", json={"channels": ["values"]}
     )
     assert response.status_code == 404
+
+
+async def test_a_new_session_on_an_interrupted_thread_sees_and_answers_the_interrupt(
+    client: LangGraphClient,
+):
+    """The SDK reattaches by thread id: the thread's latest run is replayed to it."""
+    async with client.threads.stream(assistant_id="hitl") as thread:
+        await thread.run.start(input={"request": "merge"})
+        await _collect(thread.values)
+        assert thread.interrupted
+    async with client.threads.stream(thread.thread_id, assistant_id="hitl") as again:
+        async with asyncio.timeout(TIMEOUT):
+            while not again.interrupted:
+                await asyncio.sleep(0.02)
+        [pending] = again.interrupts
+        assert pending["value"] == {"question": "approve merge?"}
+        await again.run.respond("later")
+        async with asyncio.timeout(TIMEOUT):
+            output = await again.output
+    assert output["decision"] == "merge: later"
+
+
+def test_the_sync_client_streams_a_thread(server: ServerProcess):
+    from langgraph_sdk import get_sync_client
+
+    sync_client = get_sync_client(url=server.url)
+    with sync_client.threads.stream(assistant_id="counter") as thread:
+        thread.run.start(input={"count": 20})
+        snapshots = list(thread.values)
+        output = thread.output
+    assert output == {"count": 22, "trail": ["a", "b"]}
+    assert snapshots[-1] == output

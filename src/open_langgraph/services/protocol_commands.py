@@ -19,7 +19,7 @@ from open_langgraph.errors import Conflict, InvalidInput
 from open_langgraph.services.protocol_stream import EventFilter
 from open_langgraph.services.run_request import RunCreate
 from open_langgraph.services.runs import RunService
-from open_langgraph.services.threads import ThreadService
+from open_langgraph.services.threads import ThreadService, check_uuid
 
 #: Methods of the protocol (langchain-protocol 0.0.20) this server does not implement.
 NOT_SUPPORTED = frozenset(
@@ -93,6 +93,7 @@ class ProtocolCommands:
         An action on a thread outside the user's filter raises NotFound (a 404 over HTTP);
         what the protocol describes as a failure is an error envelope.
         """
+        check_uuid(thread_id, "thread ID")
         method = command["method"]
         params = command.get("params") or {}
         try:

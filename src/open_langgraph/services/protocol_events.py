@@ -31,7 +31,7 @@ CHANNELS = frozenset(
     }
 )
 _PASS_THROUGH = frozenset({"values", "tools", "tasks", "checkpoints"})
-_ROLES = {"ai": "ai", "AIMessageChunk": "ai", "human": "human", "system": "system"}
+_ROLES = {"ai": "ai", "human": "human", "system": "system"}
 
 
 def _event(method: str, namespace: list[str], data: Any) -> dict[str, Any]:
@@ -213,7 +213,9 @@ class ProtocolTranslator:
         if not isinstance(payload, list) or len(payload) != 2:
             return []
         message, metadata = payload
-        if not isinstance(message, dict):
+        # A chunk is LangGraph's v1 `messages` mode, of a run not started by the protocol:
+        # its tokens are not protocol events, and that run's `values` carry its messages.
+        if not isinstance(message, dict) or message.get("type") == "AIMessageChunk":
             return []
         # A message that was not streamed is replayed as its lifecycle.
         parts = _whole_message(message) if "event" not in message else [dict(message)]

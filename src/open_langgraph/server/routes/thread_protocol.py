@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -29,6 +30,7 @@ from open_langgraph.services.protocol_commands import (
 )
 from open_langgraph.services.protocol_stream import EventFilter, parse_since
 
+logger = logging.getLogger(__name__)
 router = APIRouter(prefix="/threads", tags=["threads"])
 
 
@@ -147,7 +149,14 @@ class _Socket:
         )
 
         async def pump() -> None:
-            async for event in events:
-                await self._send(event)
+            try:
+                async for event in events:
+                    await self._send(event)
+            except Exception:
+                # The socket closed under us, or the stream failed: end the connection, so
+                # the client reconnects with `since` rather than waiting on a dead stream.
+                logger.info("thread protocol socket %s ended", self._session.thread_id)
+                with contextlib.suppress(Exception):
+                    await self._ws.close(code=1011)
 
         self._pump = asyncio.create_task(pump())
