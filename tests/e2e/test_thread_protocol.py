@@ -434,9 +434,12 @@ def test_the_sync_client_streams_a_thread(server: ServerProcess):
     from langgraph_sdk import get_sync_client
 
     sync_client = get_sync_client(url=server.url)
-    with sync_client.threads.stream(assistant_id="counter") as thread:
-        thread.run.start(input={"count": 20})
-        snapshots = list(thread.values)
-        output = thread.output
+    try:
+        with sync_client.threads.stream(assistant_id="counter") as thread:
+            thread.run.start(input={"count": 20})
+            snapshots = list(thread.values)
+            output = thread.output
+    finally:
+        sync_client.http.client.close()
     assert output == {"count": 22, "trail": ["a", "b"]}
     assert snapshots[-1] == output

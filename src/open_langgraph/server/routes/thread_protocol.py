@@ -49,10 +49,11 @@ async def _frames(events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[_Frame
         yield _Frame(event.get("method", "error"), dumps(event), None if seq is None else str(seq))
 
 
-@router.post("/{thread_id}/commands")
+@router.post("/{thread_id}/commands", summary="Protocol v2 Command")
 async def thread_command(
     thread_id: str, services: ServicesDep, command: Annotated[Any, Body()]
 ) -> JSONResponse:
+    """One protocol command `{id, method, params}`; answers its success or error envelope."""
     try:
         check_envelope(command)
     except ProtocolError as exc:
@@ -62,13 +63,15 @@ async def thread_command(
     return JSONResponse(await services.protocol_commands.handle(thread_id, command))
 
 
-@router.post("/{thread_id}/stream/events")
+@router.post("/{thread_id}/stream/events", summary="Protocol v2 Event Stream (SSE)")
 async def thread_events(
     thread_id: str,
     services: ServicesDep,
     request: Annotated[Any, Body()],
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
+    """The thread's protocol events matching `{channels, namespaces?, depth?}`, after `since`
+    (or `Last-Event-ID`), for as long as the client stays."""
     subscription = EventFilter.parse(request)
     since = parse_since(request.get("since"))
     if since is None:
