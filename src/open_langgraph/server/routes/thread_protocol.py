@@ -101,6 +101,7 @@ class _Socket:
         self._services = services
         self._session = session
         self._send_lock = asyncio.Lock()
+        self._subscribed = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -116,6 +117,8 @@ class _Socket:
                 # A command may come as a text or a binary frame.
                 raw = message.get("text") or message.get("bytes") or b""
                 await self._send(await self._answer(raw))
+                if self._pump is not None:
+                    self._subscribed.set()  # its answer is out: events may follow
         except WebSocketDisconnect:
             pass
         finally:
@@ -135,31 +138,36 @@ class _Socket:
             envelope_id = command.get("id") if isinstance(command, dict) else None
             return failure(envelope_id, exc.code, exc.message)
         try:
-            answer = await self._session.handle(command)
-            if command["method"] == "subscription.subscribe" and answer["type"] == "success":
-                await self._start_events(parse_since((command.get("params") or {}).get("since")))
+            if command["method"] == "subscription.subscribe" and self._pump is None:
+                # The first subscription opens the event stream (replaying from `since`, or
+                # the thread's latest run); later ones filter that same stream.
+                # Everything that can refuse it first, so a refusal leaves nothing behind.
+                params = command.get("params") or {}
+                EventFilter.parse(params)
+                since = parse_since(params.get("since"))
+                events = await self._services.protocol_streams.open_many(
+                    self._session.thread_id, self._session.subscriptions, since
+                )
+                self._pump = asyncio.create_task(self._forward(events))
+                return await self._session.handle(command)
+            return await self._session.handle(command)
         except OLGError as exc:
             return failure(command["id"], "invalid_argument", exc.detail)
-        return answer
 
-    async def _start_events(self, since: int | None) -> None:
-        """The first subscription starts the event stream (replaying from `since`, or the
-        thread's latest run); later ones filter the same stream."""
-        if self._pump is not None:
-            return
-        events = await self._services.protocol_streams.open_many(
-            self._session.thread_id, self._session.subscriptions, since
-        )
+    async def _forward(self, events: AsyncIterator[dict[str, Any]]) -> None:
+        """Send the stream's events, once the subscription's answer is out.
 
-        async def pump() -> None:
-            try:
+        The stream is read from the start (so it is closed, and its listener detached,
+        however this ends); only sending waits.
+        """
+        try:
+            async with contextlib.aclosing(events):  # type: ignore[type-var]
                 async for event in events:
+                    await self._subscribed.wait()
                     await self._send(event)
-            except Exception:
-                # The socket closed under us, or the stream failed: end the connection, so
-                # the client reconnects with `since` rather than waiting on a dead stream.
-                logger.info("thread protocol socket %s ended", self._session.thread_id)
-                with contextlib.suppress(Exception):
-                    await self._ws.close(code=1011)
-
-        self._pump = asyncio.create_task(pump())
+        except Exception:
+            # The socket closed under us, or the stream failed: end the connection, so the
+            # client reconnects with `since` rather than waiting on a dead stream.
+            logger.info("thread protocol socket of thread %s ended", self._session.thread_id)
+            with contextlib.suppress(Exception):
+                await self._ws.close(code=1011)
