@@ -443,3 +443,15 @@ def test_the_sync_client_streams_a_thread(server: ServerProcess):
         sync_client.http.client.close()
     assert output == {"count": 22, "trail": ["a", "b"]}
     assert snapshots[-1] == output
+
+
+async def test_the_subgraphs_projection_finds_the_subgraph_and_its_end(client: LangGraphClient):
+    async with client.threads.stream(assistant_id="nested") as thread:
+        await thread.run.start(input={"count": 1})
+        handles = await _collect(thread.subgraphs)
+        async with asyncio.timeout(TIMEOUT):
+            await thread.output
+    [handle] = handles
+    assert handle.graph_name == "inner"
+    assert handle.path[0].startswith("inner:") and handle.trigger_call_id
+    assert handle.status == "completed"
