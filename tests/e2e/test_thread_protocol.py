@@ -455,3 +455,34 @@ async def test_the_subgraphs_projection_finds_the_subgraph_and_its_end(client: L
     assert handle.graph_name == "inner"
     assert handle.path[0].startswith("inner:") and handle.trigger_call_id
     assert handle.status == "completed"
+
+
+async def test_since_resumes_across_the_runs_of_a_thread(
+    client: LangGraphClient, server: ServerProcess
+):
+    thread_id = await _finished_thread(client, "counter", {"count": 1})
+    async with client.threads.stream(thread_id, assistant_id="counter") as thread:
+        await thread.run.start(input={"count": 100})
+        async with asyncio.timeout(TIMEOUT):
+            while (await client.runs.list(thread_id))[0]["status"] != "success":
+                await asyncio.sleep(0.05)
+    body = {"channels": ["values", "lifecycle"], "since": 0}
+    events = await _sse_events(server, thread_id, body, count=10)
+    lifecycle = [e["params"]["data"]["event"] for e in events if e["method"] == "lifecycle"]
+    assert lifecycle == ["started", "completed", "started", "completed"]
+    values = [e["params"]["data"]["count"] for e in events if e["method"] == "values"]
+    assert values == [1, 2, 3, 100, 101, 102]
+    rest = await _sse_events(server, thread_id, {**body, "since": events[3]["seq"]}, count=6)
+    assert [e["event_id"] for e in rest] == [e["event_id"] for e in events[4:]]
+
+
+async def test_a_cancelled_protocol_run_ends_failed(client: LangGraphClient):
+    async with client.threads.stream(assistant_id="slow") as thread:
+        result = await thread.run.start(input={"seconds": 0.05, "hold": True})
+        async with asyncio.timeout(TIMEOUT):
+            while (await client.threads.get_state(thread.thread_id))["next"] != ["second"]:
+                await asyncio.sleep(0.02)
+        await client.runs.cancel(thread.thread_id, result["run_id"])
+        with pytest.raises(RuntimeError, match="cancelled"):
+            async with asyncio.timeout(TIMEOUT):
+                await thread.output
