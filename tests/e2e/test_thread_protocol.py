@@ -486,3 +486,16 @@ async def test_a_cancelled_protocol_run_ends_failed(client: LangGraphClient):
         with pytest.raises(RuntimeError, match="cancelled"):
             async with asyncio.timeout(TIMEOUT):
                 await thread.output
+
+
+async def test_a_second_turn_in_a_new_session_waits_for_its_own_run(client: LangGraphClient):
+    """A session on an existing thread, whose last run completed, sees its own run's end."""
+    thread_id = await _finished_thread(client, "slow", {"seconds": 0.01, "label": "one"})
+    async with client.threads.stream(thread_id, assistant_id="slow") as thread:
+        await asyncio.sleep(0.5)  # the session's lifecycle stream is open before its run
+        await thread.run.start(input={"seconds": 0.3, "label": "two"})
+        async with asyncio.timeout(TIMEOUT):
+            output = await thread.output
+        snapshots = await _collect(thread.values)
+    assert output["done"][-2:] == ["two:first", "two:second"]
+    assert snapshots[-1] == output

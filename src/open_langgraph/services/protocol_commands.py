@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from open_langgraph.errors import Conflict, InvalidInput
-from open_langgraph.services.protocol_stream import EventFilter
+from open_langgraph.services.protocol_stream import EventFilter, encode_seq
 from open_langgraph.services.run_request import RunCreate
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.threads import ThreadService, check_uuid
@@ -33,6 +33,7 @@ NOT_SUPPORTED = frozenset(
 )
 _SUBSCRIPTION = frozenset({"subscription.subscribe", "subscription.unsubscribe"})
 _STRATEGIES = frozenset({"reject", "interrupt", "rollback", "enqueue"})
+_ALL_RUNS = 100_000
 
 
 class ProtocolError(Exception):
@@ -98,9 +99,11 @@ class ProtocolCommands:
         params = command.get("params") or {}
         try:
             if method == "run.start":
-                return success(command["id"], await self._run_start(thread_id, params))
+                result = await self._run_start(thread_id, params)
+                return await self._started(thread_id, command["id"], result)
             if method == "input.respond":
-                return success(command["id"], await self._input_respond(thread_id, params))
+                result = await self._input_respond(thread_id, params)
+                return await self._started(thread_id, command["id"], result)
             if method == "state.get":
                 return success(command["id"], await self._state_get(thread_id, params))
             if method in _SUBSCRIPTION:
@@ -116,6 +119,18 @@ class ProtocolCommands:
             return failure(command["id"], exc.code, exc.message)
         except (InvalidInput, Conflict) as exc:
             return failure(command["id"], "invalid_argument", exc.detail)
+
+    async def _started(
+        self, thread_id: str, command_id: int, result: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The answer to a command that started a run, with the seq just before the run's
+        first event: the SDK resumes its streams from there."""
+        runs = await self._runs.list_for_thread(thread_id, limit=_ALL_RUNS, offset=0, status=None)
+        answer = success(command_id, result)
+        ids = [run["run_id"] for run in reversed(runs)]
+        if result["run_id"] in ids:
+            answer["meta"] = {"applied_through_seq": encode_seq(ids.index(result["run_id"]), 0, 0)}
+        return answer
 
     async def _run_start(self, thread_id: str, params: dict[str, Any]) -> dict[str, Any]:
         assistant_id = params.get("assistant_id")

@@ -8,19 +8,25 @@ so a client can resume after any of them with `since` (the body) or `Last-Event-
 A `seq` is `ordinal << 28 | position << 8 | index`: the run's place among the thread's runs,
 the event's place in its run (the run's end last) and its place among the protocol events
 that one run event became. So every process numbers every event alike, a restart included.
-Without `since`, a stream starts with the thread's latest run from its beginning, as the
-Platform replays a thread's history: a projection opened after `run.start` misses nothing,
-and the SDK drops what it already has by `event_id`.
+Without `since`, a stream starts with the thread's run in flight (or waiting on an interrupt)
+from its beginning, as the Platform replays a thread's history: a projection opened after
+`run.start` misses nothing, and the SDK drops what it already has by `event_id`. A finished
+latest run is replayed only if no newer run starts within a grace period (1 s): a session
+that opens its streams before its `run.start` must not take the previous run's end for its
+own. Command answers carry `meta.applied_through_seq` (the seq just before the run they
+started), which the SDK passes as `since`, so its projections never wait that grace.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from open_langgraph.errors import InvalidInput
-from open_langgraph.runtime.broker import ThreadEvent
+from open_langgraph.runtime.broker import RUN_END_SUFFIX, ThreadEvent
 from open_langgraph.services.protocol_events import CHANNELS, ProtocolTranslator
 from open_langgraph.services.thread_stream import ThreadStreams
 from open_langgraph.storage.base import Storage
@@ -29,6 +35,7 @@ _INDEX_BITS = 8
 _POSITION_BITS = 20
 _RUN_END = (1 << _POSITION_BITS) - 1
 _ALL_RUNS = 100_000
+_IN_FLIGHT = ("pending", "running")
 
 
 def encode_seq(ordinal: int, position: int, index: int) -> int:
@@ -138,14 +145,17 @@ def parse_since(value: Any) -> int | None:
 
 
 class ProtocolStreams:
-    def __init__(self, storage: Storage, thread_streams: ThreadStreams) -> None:
+    def __init__(
+        self, storage: Storage, thread_streams: ThreadStreams, grace_seconds: float = 1.0
+    ) -> None:
         self._storage = storage
         self._threads = thread_streams
+        self._grace = grace_seconds
 
-    async def _runs(self, thread_id: str) -> list[str]:
-        """The thread's run ids, oldest first."""
+    async def _runs(self, thread_id: str) -> list[dict[str, Any]]:
+        """The thread's runs, oldest first."""
         listed = await self._storage.list_runs(thread_id, limit=_ALL_RUNS, offset=0, status=None)
-        return [run["run_id"] for run in reversed(listed)]
+        return list(reversed(listed))
 
     async def open(
         self, thread_id: str, subscription: EventFilter, since: int | None
@@ -162,29 +172,69 @@ class ProtocolStreams:
     ) -> AsyncIterator[dict[str, Any]]:
         """`open` for several subscriptions at once (a WebSocket): an event goes out once,
         if any of them wants it; an empty list wants nothing yet."""
-        await self._threads.check_readable(thread_id)
+        thread = await self._threads.check_readable(thread_id)
         runs = await self._runs(thread_id)
-        start: str | None = None
+        ids = [run["run_id"] for run in runs]
         if since is not None:
             ordinal, _ = decode_seq(since)
             if ordinal >= len(runs):
                 raise InvalidInput(f"since {since} is after every event of thread {thread_id}")
-            start = runs[ordinal]
-        elif runs:
-            start = runs[-1]
-        # A run's events are translated from its first, so what is derived from earlier
-        # events (a subgraph's start, an interrupt) is right; `since` drops what was sent.
-        events = await self._threads.open(
-            thread_id,
-            last_event_id=f"{start}:-1" if start else None,
-            modes={"run_modes"},
+            # A run's events are translated from its first, so what is derived from earlier
+            # events (a subgraph's start, an interrupt) is right; `since` drops what was sent.
+            events = await self._from_start_of(thread_id, ids[ordinal])
+        elif not runs:
+            events = await self._threads.open(thread_id, last_event_id=None, modes={"run_modes"})
+        elif thread["status"] in ("busy", "interrupted"):
+            # What is happening, or waiting for an answer: from the first run not finished.
+            in_flight = [run["run_id"] for run in runs if run["status"] in _IN_FLIGHT]
+            events = await self._from_start_of(thread_id, in_flight[0] if in_flight else ids[-1])
+        else:
+            events = self._unless_another_run(thread_id, ids[-1])
+            await anext(events)  # attached now: nothing published from here on is missed
+        return self._translate(thread_id, events, ids, subscriptions, since)
+
+    async def _from_start_of(self, thread_id: str, run_id: str) -> AsyncIterator[ThreadEvent]:
+        return await self._threads.open(
+            thread_id, last_event_id=f"{run_id}:-1", modes={"run_modes"}
         )
-        return self._translate(thread_id, events, runs, subscriptions, since)
+
+    async def _unless_another_run(
+        self, thread_id: str, finished: str
+    ) -> AsyncIterator[ThreadEvent | None]:
+        """Live events, with the finished latest run replayed first unless a newer run starts
+        within the grace period (its first item, None, says the listener is attached).
+
+        A session that opens its stream and then starts a run (the SDK's lifecycle watcher
+        on an existing thread) must not see the previous run end: it would take it for its
+        own. One that opens its stream just after its run ended (a fast run) must see it.
+        """
+        live = await self._threads.open(
+            thread_id, last_event_id=f"{finished}:{RUN_END_SUFFIX}", modes={"run_modes"}
+        )
+        yield None
+        first = asyncio.ensure_future(anext(live))
+        try:
+            done, _ = await asyncio.wait({first}, timeout=self._grace)
+            if not done:
+                async for event in self._threads.replay_run(finished, -1):
+                    yield event
+            try:
+                event = await first
+            except StopAsyncIteration:
+                return
+            yield event
+            async for event in live:
+                yield event
+        finally:
+            first.cancel()
+            with contextlib.suppress(BaseException):
+                await first
+            await live.aclose()  # type: ignore[attr-defined]
 
     async def _translate(
         self,
         thread_id: str,
-        events: AsyncIterator[ThreadEvent],
+        events: AsyncIterator[ThreadEvent | None],
         runs: list[str],
         subscriptions: list[EventFilter],
         since: int | None,
@@ -193,6 +243,8 @@ class ProtocolStreams:
         ordinals = {run_id: index for index, run_id in enumerate(runs)}
         try:
             async for event in events:
+                if event is None:
+                    continue
                 if event.run_id is None:
                     if event.event == "error":  # fell behind: the client reconnects
                         yield {
@@ -204,7 +256,8 @@ class ProtocolStreams:
                         return
                     continue
                 if event.run_id not in ordinals:
-                    ordinals = {r: i for i, r in enumerate(await self._runs(thread_id))}
+                    listed = await self._runs(thread_id)
+                    ordinals = {run["run_id"]: i for i, run in enumerate(listed)}
                 ordinal = ordinals.get(event.run_id)
                 if ordinal is None:  # deleted meanwhile
                     continue
