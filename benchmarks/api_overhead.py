@@ -224,6 +224,42 @@ async def stream_first_event(client: LangGraphClient) -> float:
     return first
 
 
+class IncompleteStreamError(Exception):
+    """A stream missed events: no `metadata` first, or not every state and node update."""
+
+
+#: What one run of the bench graph streams in `values` + `updates` mode, in order.
+EXPECTED_VALUES = [0, 1, 2]
+EXPECTED_UPDATES = ["a", "b"]
+
+
+async def complete_stream(client: LangGraphClient) -> float:
+    """Thread create + one `runs.stream` read to its end, timed together; the stream must
+    carry every event the run produced, in order, or it counts as an error. This is what a
+    chat front end does, so lost or repeated events under load show up here."""
+    start = time.perf_counter()
+    thread = await client.threads.create()
+    events: list[str] = []
+    values: list[Any] = []
+    updates: list[str] = []
+    async for chunk in client.runs.stream(
+        thread["thread_id"], GRAPH_ID, input=RUN_INPUT, stream_mode=["values", "updates"]
+    ):
+        events.append(chunk.event)
+        if chunk.event == "error":
+            raise RuntimeError(f"error event: {chunk.data!r}"[:300])
+        if chunk.event == "values" and isinstance(chunk.data, dict):
+            values.append(chunk.data.get("count"))
+        if chunk.event == "updates" and isinstance(chunk.data, dict):
+            updates.extend(chunk.data)
+    elapsed = time.perf_counter() - start
+    if not events or events[0] != "metadata":
+        raise IncompleteStreamError(f"first event {events[:1]!r}, expected metadata")
+    if values != EXPECTED_VALUES or updates != EXPECTED_UPDATES:
+        raise IncompleteStreamError(f"values {values!r}, updates {updates!r}"[:300])
+    return elapsed
+
+
 async def record(sample: Sample, operation: Awaitable[float], timeout: float) -> None:
     """Run one timed operation under a deadline and file its outcome in `sample`."""
     try:
@@ -262,20 +298,34 @@ async def repeat(
     return sample
 
 
+Operation = Callable[[LangGraphClient], Awaitable[float]]
+
+
 async def throughput_worker(
-    url: str, api_key: str | None, deadline: float, sample: Sample, timeout: float
+    url: str,
+    api_key: str | None,
+    deadline: float,
+    sample: Sample,
+    timeout: float,
+    operation: Operation,
 ) -> None:
-    """One concurrent client starting runs until the deadline; its own client, its own pool."""
+    """One concurrent client repeating `operation` until the deadline; its own client,
+    its own pool."""
     client = make_client(url, timeout, api_key)
     try:
         while time.perf_counter() < deadline:
-            await record(sample, wait_run(client), timeout)
+            await record(sample, operation(client), timeout)
     finally:
         await client.aclose()
 
 
 async def measure_throughput(
-    url: str, api_key: str | None, workers: int, duration: float, timeout: float
+    url: str,
+    api_key: str | None,
+    workers: int,
+    duration: float,
+    timeout: float,
+    operation: Operation = wait_run,
 ) -> ThroughputSummary:
     """Keep `workers` clients busy for `duration` seconds and count correct runs per second.
 
@@ -285,7 +335,10 @@ async def measure_throughput(
     sample = Sample()
     start = time.perf_counter()
     deadline = start + duration
-    tasks = [throughput_worker(url, api_key, deadline, sample, timeout) for _ in range(workers)]
+    tasks = [
+        throughput_worker(url, api_key, deadline, sample, timeout, operation)
+        for _ in range(workers)
+    ]
     await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - start
     return ThroughputSummary(
@@ -305,6 +358,8 @@ class Measurements:
     wait: LatencySummary
     stream_first_event: LatencySummary
     throughput: ThroughputSummary
+    streams: ThroughputSummary | None = None
+    """Concurrent complete streams (`--stream-concurrency` clients); None when skipped."""
 
 
 async def measure_server(
@@ -337,11 +392,28 @@ async def measure_server(
         url, api_key, args.concurrency, args.duration, args.request_timeout
     )
     progress(f"{label}: {throughput.runs_per_s:.1f} runs/s, {throughput.latency.errors} errors")
+    streams = None
+    if args.stream_concurrency > 0:
+        progress(
+            f"{label}: concurrent streams, {args.stream_concurrency} clients for {args.duration:g}s"
+        )
+        streams = await measure_throughput(
+            url,
+            api_key,
+            args.stream_concurrency,
+            args.duration,
+            args.request_timeout,
+            complete_stream,
+        )
+        progress(
+            f"{label}: {streams.runs_per_s:.1f} complete streams/s, {streams.latency.errors} errors"
+        )
     return Measurements(
         warmup_errors=warm.errors + warm_stream.errors,
         wait=summarize(wait),
         stream_first_event=summarize(stream),
         throughput=throughput,
+        streams=streams,
     )
 
 
@@ -748,7 +820,8 @@ class ServerResult:
         m = self.measurements
         if m is None:
             return None
-        return m.wait.errors + m.stream_first_event.errors + m.throughput.latency.errors
+        streamed = m.streams.latency.errors if m.streams is not None else 0
+        return m.wait.errors + m.stream_first_event.errors + m.throughput.latency.errors + streamed
 
 
 @dataclass
@@ -787,6 +860,18 @@ METRICS: list[tuple[str, Callable[[Measurements], float | None], RowKind, str]] 
     ("stream first event p95", lambda m: m.stream_first_event.p95_ms, "latency", "ms"),
     ("throughput", lambda m: m.throughput.runs_per_s, "throughput", "runs/s"),
     ("throughput run latency p95", lambda m: m.throughput.latency.p95_ms, "latency", "ms"),
+    (
+        "concurrent streams",
+        lambda m: m.streams.runs_per_s if m.streams is not None else None,
+        "throughput",
+        "streams/s",
+    ),
+    (
+        "concurrent stream latency p95",
+        lambda m: m.streams.latency.p95_ms if m.streams is not None else None,
+        "latency",
+        "ms",
+    ),
 ]
 
 
@@ -953,6 +1038,7 @@ def failure_notes(result: ServerResult) -> list[str]:
         m.wait.error_examples
         + m.stream_first_event.error_examples
         + m.throughput.latency.error_examples
+        + (m.streams.latency.error_examples if m.streams is not None else [])
     )
     if examples:
         notes += ["", f"{result.label} error examples:"]
@@ -1029,6 +1115,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=5, help="untimed warm-up runs per kind")
     parser.add_argument("--duration", type=float, default=10.0, help="throughput seconds")
     parser.add_argument("--concurrency", type=int, default=16, help="throughput clients")
+    parser.add_argument(
+        "--stream-concurrency",
+        type=int,
+        default=32,
+        help="clients streaming complete runs at once in the concurrent-streams phase (0: skip)",
+    )
     parser.add_argument("--request-timeout", type=float, default=60.0, help="per operation, s")
     parser.add_argument("--startup-timeout", type=float, default=90.0, help="health wait, s")
     parser.add_argument("--ref-venv", type=Path, default=DEFAULT_REF_VENV)

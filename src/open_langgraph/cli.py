@@ -142,7 +142,11 @@ def _serve(args: argparse.Namespace) -> int:
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.server.app import ServerSettings, create_app
     from open_langgraph.server.security import is_loopback_host
-    from open_langgraph.storage.backend import database_label, is_postgres_url
+    from open_langgraph.storage.backend import (
+        database_label,
+        is_postgres_url,
+        postgres_settings_problem,
+    )
 
     try:
         config = load_config(find_config_file(args.config))
@@ -159,6 +163,9 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_CONFIG_ERROR
     if args.database_url and not is_postgres_url(args.database_url):
         print("olg: --database-url must start with postgresql:// or postgres://", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    if args.database_url and (problem := postgres_settings_problem()):
+        print(f"olg: {problem}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
     queue = queue_settings(args)
     if isinstance(queue, str):
@@ -289,12 +296,15 @@ def _db(args: argparse.Namespace) -> int:
     except ImportError:
         print(_NEEDS_EXTRA, file=sys.stderr)
         return EXIT_CONFIG_ERROR
-    from open_langgraph.storage.backend import is_postgres_url
+    from open_langgraph.storage.backend import is_postgres_url, postgres_settings_problem
 
     if not args.database_url or not is_postgres_url(args.database_url):
         print(
             "olg: olg db needs --database-url or DATABASE_URI (postgresql://...)", file=sys.stderr
         )
+        return EXIT_CONFIG_ERROR
+    if problem := postgres_settings_problem():
+        print(f"olg: {problem}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
 
     async def run() -> str:

@@ -122,6 +122,7 @@ def worker_main(args: argparse.Namespace) -> int:
     """`olg worker`: execute queued runs until SIGTERM / SIGINT."""
     from open_langgraph.config import ConfigError, find_config_file, load_config
     from open_langgraph.runtime.graphs import GraphRegistry
+    from open_langgraph.storage.backend import postgres_settings_problem
 
     settings = queue_settings(args)
     if not isinstance(settings, QueueSettings):
@@ -135,6 +136,9 @@ def worker_main(args: argparse.Namespace) -> int:
         graphs = GraphRegistry(config)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    if problem := postgres_settings_problem():
+        print(f"olg: {problem}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"

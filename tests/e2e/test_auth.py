@@ -27,6 +27,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.schema import StreamPart
 
+from open_langgraph.services.assistants import system_assistant_id
 from tests.fixtures.server import ServerProcess, write_config
 from tests.fixtures.streams import _parts as sse_parts
 
@@ -486,6 +487,22 @@ async def _threads_get(w: World) -> None:
     thread = await w.a.threads.get(w.a_thread)
     assert thread["metadata"]["owner"] == "user-a"
     assert leaks(thread["values"])
+
+
+@case("GET", "/threads/{thread_id}/storage")
+async def _threads_storage(w: World) -> None:
+    nowhere = str(uuid.uuid4())
+    for thread_id in (w.a_thread, w.busy_thread):
+        theirs = await raw(w.b, "GET", f"/threads/{thread_id}/storage")
+        missing = await raw(w.b, "GET", f"/threads/{nowhere}/storage")
+        assert theirs.status_code == missing.status_code == 404
+        assert theirs.json()["detail"].replace(thread_id, nowhere) == missing.json()["detail"]
+    own = await raw(w.b, "GET", f"/threads/{w.b_thread}/storage")
+    assert_status(own, 200)
+    assert own.json()["checkpoints"]["count"] > 0
+    mine = await raw(w.a, "GET", f"/threads/{w.a_thread}/storage")
+    assert_status(mine, 200)
+    assert mine.json()["thread_id"] == w.a_thread
 
 
 @case("PATCH", "/threads/{thread_id}")
@@ -1039,6 +1056,83 @@ async def _thread_protocol_events(w: World) -> None:
         assert orjson.loads(await ws.recv())["type"] == "success"
         assert orjson.loads(await ws.recv())["method"] == "lifecycle"
     await w.assert_a_intact()
+
+
+# -- MCP: tools are the assistants the caller may see, runs are the caller's ------------------
+async def _mcp_post(client: LangGraphClient, message: dict[str, Any]) -> httpx.Response:
+    headers = {"accept": "application/json, text/event-stream"}
+    return await raw(client, "POST", "/mcp/", json=message, headers=headers)
+
+
+@case("POST", "/mcp/")
+async def _mcp_post_case(w: World) -> None:
+    for client, user in ((w.b, "user-b"), (w.a, "user-a")):
+        await _mcp_post(
+            client,
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "auth-test", "version": "0"},
+                },
+            },
+        )
+        listed = await _mcp_post(client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert_status(listed, 200)
+        assert "counter" in {t["name"] for t in listed.json()["result"]["tools"]}
+        call = {"name": "whoami", "arguments": {}}
+        called = await _mcp_post(
+            client, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+        )
+        assert_status(called, 200)
+        assert called.json()["result"]["structuredContent"]["user_id"] == user
+        assert_no_leak(called.json(), "an MCP tool call")
+
+
+@case("GET", "/mcp/")
+async def _mcp_get(w: World) -> None:
+    for client in (w.b, w.a):
+        assert_status(await raw(client, "GET", "/mcp/"), 405)
+
+
+@case("DELETE", "/mcp/")
+async def _mcp_delete(w: World) -> None:
+    for client in (w.b, w.a):
+        assert_status(await raw(client, "DELETE", "/mcp/"), 404)
+
+
+# -- A2A: a context is a thread of the caller, a task a run on it ------------------------------
+async def _a2a(client: LangGraphClient, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": "1", "method": method, "params": params}
+    response = await raw(
+        client, "POST", "/a2a/{}".format(system_assistant_id("counter")), json=body
+    )
+    assert_status(response, 200)
+    return response.json()
+
+
+@case("POST", "/a2a/{assistant_id}")
+async def _a2a_post(w: World) -> None:
+    data = {"kind": "data", "data": {"count": 0}}
+    a_task = f"{w.a_thread}:{w.a_run}"
+    for context_id in (w.a_thread, w.busy_thread):
+        msg = {"role": "user", "parts": [data], "messageId": "m", "contextId": context_id}
+        answer = await _a2a(w.b, "message/send", {"message": msg})
+        assert answer["error"]["code"] == -32602, answer
+    for params in ({"id": a_task}, {"id": w.a_run, "contextId": w.a_thread}):
+        answer = await _a2a(w.b, "tasks/get", params)
+        assert answer["error"]["code"] == -32001, answer
+        assert_no_leak(answer, "tasks/get")
+    own = await _a2a(
+        w.b, "message/send", {"message": {"role": "user", "parts": [data], "messageId": "m"}}
+    )
+    assert own["result"]["status"]["state"] == "completed"
+    mine = await _a2a(w.a, "tasks/get", {"id": a_task})
+    assert mine["result"]["status"]["state"] == "completed"
+    assert leaks(mine)
 
 
 # -- the tests -------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ messages for settings that cannot work together."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
@@ -11,10 +12,12 @@ from pathlib import Path
 import httpx
 import pytest
 from langgraph_sdk import get_client
+from langgraph_sdk.schema import StreamPart
 
 from tests.fixtures.postgres import fresh_database
-from tests.fixtures.queue_cluster import RedisServer
+from tests.fixtures.queue_cluster import RedisServer, queue_cluster
 from tests.fixtures.server import free_port, write_config
+from tests.fixtures.streams import open_stream
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -104,3 +107,33 @@ async def test_serve_with_workers_runs_them_as_child_processes(tmp_path: Path) -
             assert not any(Path(f"/proc/{pid}").exists() for pid in worker_pids)
     finally:
         redis.kill()
+
+
+async def test_a_stream_starts_before_any_worker_takes_its_run(tmp_path: Path) -> None:
+    """The API process stores and sends a run's first event (`metadata`: run id, attempt)
+    itself, so a client learns its run id while every worker is busy; the worker that takes
+    the run later goes on from there, and no replay shows the start twice."""
+    with queue_cluster(tmp_path, apis=1, workers=0) as cluster:
+        client = get_client(url=cluster.apis[0].url)
+        thread = await client.threads.create()
+        parts = client.runs.stream(
+            thread["thread_id"], "counter", input={}, stream_mode=["values"]
+        ).__aiter__()
+        first = await asyncio.wait_for(parts.__anext__(), 10)
+        assert first.event == "metadata"
+        assert first.data["attempt"] == 1
+        run = await client.runs.get(thread["thread_id"], first.data["run_id"])
+        assert run["status"] == "pending"  # no worker exists yet
+
+        worker = cluster.add_worker()
+        worker.wait_ready()
+        rest = [part async for part in parts]
+        assert rest[-1].event == "values"
+        replay: list[StreamPart] = []
+        path = f"/threads/{thread['thread_id']}/runs/{run['run_id']}/stream"
+        await asyncio.wait_for(
+            await open_stream(client, path, replay, headers={"Last-Event-ID": "-1"}), 30
+        )
+        assert [p.event for p in replay].count("metadata") == 1
+        assert [p.id for p in replay] == [str(seq) for seq in range(len(replay))]
+        assert [(p.event, p.data) for p in replay] == [(p.event, p.data) for p in [first, *rest]]

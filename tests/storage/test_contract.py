@@ -658,3 +658,24 @@ async def test_values_beyond_plain_json_are_stored_alike(storage: Storage):
     await storage.update_thread("t", ThreadUpdate(values={"at": moment, "id": marker}))
     values = (await storage.get_thread("t"))["values"]
     assert values == {"at": "2026-01-02T03:04:05+00:00", "id": str(marker)}
+
+
+async def test_checkpoint_bytes_measure_what_a_thread_stores(storage: Storage):
+    empty = await storage.checkpoint_bytes("none")
+    assert (empty.checkpoints.count, empty.pending_writes.count, empty.by_channel) == (0, 0, {})
+    await storage.create_thread(thread_id="t", metadata={}, if_exists="raise")
+    await _run_graph(storage, "t", "r1")
+    one = await storage.checkpoint_bytes("t")
+    assert one.checkpoints.count == len(await _checkpoints(storage, "t"))
+    assert one.checkpoints.bytes > 0
+    assert one.channel_values.count == sum(c.count for c in one.by_channel.values())
+    assert one.channel_values.bytes == sum(c.bytes for c in one.by_channel.values())
+    if one.by_channel:  # a saver storing channel values apart (PostgreSQL) names them
+        assert "steps" in one.by_channel
+    await _run_graph(storage, "t", "r2")
+    two = await storage.checkpoint_bytes("t")
+    assert two.checkpoints.count > one.checkpoints.count
+    assert two.checkpoints.bytes + two.channel_values.bytes > (
+        one.checkpoints.bytes + one.channel_values.bytes
+    )
+    assert (await storage.checkpoint_bytes("other")).checkpoints.count == 0

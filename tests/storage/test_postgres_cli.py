@@ -67,3 +67,17 @@ def test_a_url_that_is_not_postgresql_is_refused(tmp_path: Path):
     db = _olg("db", "current", env={"DATABASE_URI": ""})
     assert db.returncode == 2
     assert "olg db needs --database-url or DATABASE_URI" in db.stderr
+
+
+@pytest.mark.parametrize("switch", ["OLG_PG_PREPARED_STATEMENTS", "OLG_PG_CHECKPOINT_SYNC_COMMIT"])
+def test_a_bad_postgres_switch_is_one_line_and_exit_2(tmp_path: Path, switch: str):
+    url = "postgresql://postgres@127.0.0.1:5432/never_opened"
+    config = str(write_config(tmp_path))
+    for args in (
+        ("db", "current", "--database-url", url),
+        ("serve", "--config", config, "--database-url", url),
+        ("worker", "--config", config, "--database-url", url, "--redis-url", "redis://x"),
+    ):
+        result = _olg(*args, env={switch: "sometimes"})
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.strip() == f"olg: {switch} must be on or off, not 'sometimes'"

@@ -71,6 +71,12 @@ class ThreadEvent:
         return cls("state_update", dumps({"state": state, "thread_id": thread_id}))
 
 
+def run_start_event(run_id: str, attempt: int) -> tuple[str, bytes]:
+    """The `metadata` event every attempt of a run streams first: the run's id, and which
+    attempt this is (a run resumed after losing its worker streams a second one)."""
+    return "metadata", dumps({"run_id": run_id, "attempt": attempt})
+
+
 class RunEventStream:
     """The ordered events of one run; `seq` ids start at 0 and increase by one.
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from open_langgraph.auth.users import USER_KEY, stored_run_user
 from open_langgraph.errors import Conflict
-from open_langgraph.runtime.broker import Broker, RunEventStream
+from open_langgraph.runtime.broker import Broker, RunEventStream, run_start_event
 from open_langgraph.runtime.execution import stream_graph
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.settling import retrying, storage_error
@@ -230,9 +230,8 @@ class RunManager:
                     await self._storage.set_run_status(handle.run_id, "running")
                 handle.started_at = utc_now()
                 attempt = handle.run.get("attempt") or 1
-                handle.stream.publish(
-                    "metadata", dumps({"run_id": handle.run_id, "attempt": attempt})
-                )
+                if not self._start_event_stored(handle, attempt):
+                    handle.stream.publish(*run_start_event(handle.run_id, attempt))
                 kwargs = await self._run_kwargs(handle)
                 graph_id = kwargs["config"]["configurable"]["graph_id"]
                 user = stored_run_user(handle.run["kwargs"]["config"])
@@ -370,6 +369,11 @@ class RunManager:
             if next_handle is not None and next_handle.task is None and not self._closing:
                 self._start(next_handle, already_running=False)
             self._settled(handle)
+
+    def _start_event_stored(self, handle: RunHandle, attempt: int) -> bool:
+        """Whether the run's start event was stored before it got here (in one process it
+        never is: the run's stream begins with it)."""
+        return False
 
     async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
         """What the graph is called with: the stored kwargs, with the run's user as an

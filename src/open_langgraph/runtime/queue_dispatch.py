@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from open_langgraph.runtime import bus as messages
-from open_langgraph.runtime.broker import ThreadEvent, ThreadListener
+from open_langgraph.runtime.broker import ThreadEvent, ThreadListener, run_start_event
 from open_langgraph.runtime.bus import EventBus, Subscription, ThreadMessage
 from open_langgraph.runtime.dispatch import InFlightStatus, RunDispatcher
 from open_langgraph.runtime.manager import CancelAction, MultitaskStrategy, RunOutcome
@@ -57,7 +57,10 @@ class QueueDispatcher(RunDispatcher):
         strategy: MultitaskStrategy | None,
     ) -> dict[str, Any]:
         after_seconds = float(run["kwargs"].get("after_seconds") or 0)
-        ended, running = await self._queue.enqueue(run, thread_update, strategy, after_seconds)
+        start = StoredEvent(0, *run_start_event(run["run_id"], 1))
+        ended, running = await self._queue.enqueue(
+            run, thread_update, strategy, after_seconds, start
+        )
         await self._announce(run["thread_id"], ended, running, strategy or "interrupt")
         await self._bus.publish(messages.WAKE_CHANNEL, b"1")
         # As in one process, the runs a strategy interrupts have ended when this returns.

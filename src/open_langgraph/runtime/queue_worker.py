@@ -32,7 +32,7 @@ from typing import Any
 
 from open_langgraph.models.local.runner import set_before_load
 from open_langgraph.runtime import bus as messages
-from open_langgraph.runtime.broker import Broker, RunEventStream, ThreadEvent
+from open_langgraph.runtime.broker import Broker, RunEventStream, ThreadEvent, run_start_event
 from open_langgraph.runtime.bus import EventBus
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunHandle, RunManager, RunOutcome
@@ -153,6 +153,9 @@ class QueueRunManager(RunManager):
         #: Runs whose end is being stored: their lease ends with it, not lost.
         self.ending: set[str] = set()
         self.on_settled: asyncio.Event = asyncio.Event()
+        #: Set when a run ended in a way that may have made a queued run claimable (its
+        #: thread has more runs, or it was cancelled); the claim loop looks again only then.
+        self.claim_hint = False
 
     @property
     def running(self) -> int:
@@ -165,6 +168,18 @@ class QueueRunManager(RunManager):
         return RunEventStream(
             run["run_id"], lambda event: self._writer.push(relay, event), first_seq=first_seq
         )
+
+    def _start_event_stored(self, handle: RunHandle, attempt: int) -> bool:
+        """The API process stored a first attempt's start event with the run, under the
+        run's first id, so that the run's own stream begins before any worker takes it.
+        The thread's listeners learn of the run only now that it starts, in run order."""
+        if attempt != 1 or handle.stream.first_seq == 0:
+            return False
+        relay = self._relays.get(handle.run_id)
+        if relay is not None:
+            start = ThreadEvent(*run_start_event(handle.run_id, attempt), handle.run_id, 0)
+            self._writer.push(relay, start)  # stored already: this publishes it
+        return True
 
     async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
         kwargs = await super()._run_kwargs(handle)
@@ -216,6 +231,9 @@ class QueueRunManager(RunManager):
             first_seq=handle.stream.first_seq,
             kept_seqs=[event.seq for event in events],
         )
+        if thread_update is None or thread_update.status == "busy":
+            # `finish_claimed` marks the thread busy when more of its runs are in flight.
+            self.claim_hint = True
         if stored and relay is not None:
             relay.outcome = {
                 "status": outcome.status,
@@ -249,6 +267,8 @@ class QueueRunManager(RunManager):
             super()._call_webhook(handle, outcome, thread_update)
 
     def _settled(self, handle: RunHandle) -> None:
+        if handle.cancel_action is not None:
+            self.claim_hint = True
         self.ending.discard(handle.run_id)
         self._relays.pop(handle.run_id, None)
         self.on_settled.set()
@@ -351,35 +371,54 @@ class QueueWorker:
 
     # -- loops -----------------------------------------------------------------------------
     async def _claim_loop(self) -> None:
+        """Claim when told a run may be due (a wake-up, a poll), or when a slot frees up
+        while runs may be waiting for one: not after every run, since each claim is a
+        query every worker would otherwise repeat for nothing."""
+        due = True
         while not self._stopping:
             self._wake.clear()
             self.manager.on_settled.clear()
-            try:
-                while not self._stopping and self.manager.running < self._concurrency:
-                    free = self._concurrency - self.manager.running
-                    began = time.monotonic()
-                    claimed = await self._queue.claim(self.worker_id, self._lease, free)
-                    logger.debug(
-                        "claimed %d of %d in %.1f ms",
-                        len(claimed),
-                        free,
-                        (time.monotonic() - began) * 1000,
-                    )
-                    for run in claimed:
-                        # Claimed runs are due: `after_seconds` was waited out in the queue.
-                        run["kwargs"] = {**run["kwargs"], "after_seconds": 0}
-                        self.manager.submit(run, started=True)
-                    if len(claimed) < free:
-                        break
-            except Exception:
-                logger.exception("worker %s: claiming a run failed", self.worker_id)
+            hint, self.manager.claim_hint = self.manager.claim_hint, False
+            if due or hint:
+                try:
+                    due = await self._claim_free_slots()
+                except Exception:
+                    due = False  # the next poll tries again
+                    logger.exception("worker %s: claiming a run failed", self.worker_id)
             waits = [
                 asyncio.ensure_future(self._wake.wait()),
                 asyncio.ensure_future(self.manager.on_settled.wait()),
             ]
-            await asyncio.wait(waits, timeout=self._poll, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                waits, timeout=self._poll, return_when=asyncio.FIRST_COMPLETED
+            )
             for waiting in waits:
                 waiting.cancel()
+            if not done or self._wake.is_set():
+                due = True
+
+    async def _claim_free_slots(self) -> bool:
+        """Claim runs until the free slots are full or none is due; True when runs may be
+        left waiting for a slot (every slot was taken)."""
+        while not self._stopping:
+            free = self._concurrency - self.manager.running
+            if free <= 0:
+                return True
+            began = time.monotonic()
+            claimed = await self._queue.claim(self.worker_id, self._lease, free)
+            logger.debug(
+                "claimed %d of %d in %.1f ms",
+                len(claimed),
+                free,
+                (time.monotonic() - began) * 1000,
+            )
+            for run in claimed:
+                # Claimed runs are due: `after_seconds` was waited out in the queue.
+                run["kwargs"] = {**run["kwargs"], "after_seconds": 0}
+                self.manager.submit(run, started=True)
+            if len(claimed) < free:
+                return False
+        return False
 
     async def _lease_loop(self) -> None:
         while True:

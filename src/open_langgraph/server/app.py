@@ -25,14 +25,25 @@ from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
+from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import assistants, meta, runs, thread_protocol, threads
+from open_langgraph.server.routes import (
+    a2a,
+    assistants,
+    mcp,
+    meta,
+    runs,
+    thread_protocol,
+    threads,
+)
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
     OriginPolicy,
     RequestGuard,
 )
+from open_langgraph.services.a2a import A2AService
+from open_langgraph.services.agent_tools import AgentTools
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.event_retention import EventSweeper
 from open_langgraph.services.protocol_commands import ProtocolCommands
@@ -172,11 +183,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             sweeper = ThreadSweeper(storage, dispatcher, settings.config.thread_ttl)
             event_sweeper = EventSweeper(storage, settings.config.limits)
             thread_service = ThreadService(
-                storage,
-                graphs,
-                dispatcher,
-                settings.config.thread_ttl,
-                authorizer,
+                storage, graphs, dispatcher, settings.config.thread_ttl, authorizer
             )
             run_service = RunService(
                 storage,
@@ -195,9 +202,12 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 runs=run_service,
                 dispatcher=dispatcher,
                 thread_streams=thread_streams,
+                a2a=A2AService(assistant_service, thread_service, run_service),
                 protocol_commands=ProtocolCommands(run_service, thread_service),
                 protocol_streams=ProtocolStreams(storage, thread_streams),
             )
+            app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
+            await stack.enter_async_context(app.state.mcp.running())
             await dispatcher.recover()
             sweeper.start()
             event_sweeper.start()
@@ -228,6 +238,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs, thread_protocol):
+    for module in (meta, assistants, threads, runs, thread_protocol, mcp, a2a):
         app.include_router(module.router)
     return app

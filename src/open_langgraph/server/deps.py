@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from open_langgraph.runtime.dispatch import RunDispatcher
+from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.protocol_commands import ProtocolCommands
 from open_langgraph.services.protocol_stream import ProtocolStreams
@@ -23,6 +24,7 @@ class Services:
     runs: RunService
     dispatcher: RunDispatcher
     thread_streams: ThreadStreams
+    a2a: A2AService
     protocol_commands: ProtocolCommands
     protocol_streams: ProtocolStreams
 

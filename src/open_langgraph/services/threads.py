@@ -30,6 +30,7 @@ from open_langgraph.runtime.state import (
 )
 from open_langgraph.services.assistants import is_uuid
 from open_langgraph.services.thread_extract import extracted, parse_extract
+from open_langgraph.services.thread_storage import thread_storage_body
 from open_langgraph.services.thread_ttl import arm, requested_ttl
 from open_langgraph.storage.base import (
     THREAD_SORT_FIELDS,
@@ -99,6 +100,13 @@ class ThreadService:
         if include_ttl:
             thread["ttl"] = await self._storage.get_thread_ttl(thread_id)
         return thread
+
+    async def storage(self, thread_id: str) -> dict[str, Any]:
+        """Bytes the thread's checkpoints occupy (`services/thread_storage.py`); reading it
+        is reading the thread (`threads.read`)."""
+        await self.get(thread_id)
+        measured = await self._storage.checkpoint_bytes(thread_id)
+        return thread_storage_body(thread_id, measured)
 
     async def _get(self, thread_id: str, auth_filter: AuthFilter | None) -> dict[str, Any]:
         thread = await self._storage.get_thread(thread_id, auth_filter)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -10,6 +11,31 @@ from urllib.parse import urlsplit
 from open_langgraph.storage.base import Storage
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+#: The PostgreSQL backend's on/off environment switches, with their defaults; see
+#: docs/deploy.md. Read here, without psycopg, so the CLI can refuse a bad value in one line.
+POSTGRES_SWITCHES = {"OLG_PG_CHECKPOINT_SYNC_COMMIT": "off", "OLG_PG_PREPARED_STATEMENTS": "on"}
+
+
+def postgres_switch(name: str) -> bool:
+    """Whether the switch `name` (a key of `POSTGRES_SWITCHES`) is on.
+
+    Raises:
+        ValueError: its value is neither `on` nor `off`.
+    """
+    value = os.environ.get(name, POSTGRES_SWITCHES[name]).strip().lower()
+    if value not in ("on", "off"):
+        raise ValueError(f"{name} must be on or off, not {value!r}")
+    return value == "on"
+
+
+def postgres_settings_problem() -> str | None:
+    """What is wrong with the PostgreSQL switches in the environment, if anything."""
+    for name in POSTGRES_SWITCHES:
+        try:
+            postgres_switch(name)
+        except ValueError as exc:
+            return str(exc)
+    return None
 
 
 def is_postgres_url(url: str) -> bool:

@@ -59,6 +59,28 @@ class ThreadUpdate:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredBytes:
+    """How many stored rows of one kind a thread has, and the bytes they take."""
+
+    count: int = 0
+    bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointBytes:
+    """What a thread's checkpoints take in the checkpointer's own tables, as stored.
+
+    `channel_values` is empty on a backend whose saver keeps channel values inside the
+    checkpoint row (SQLite): their bytes are then counted in `checkpoints`."""
+
+    checkpoints: StoredBytes
+    channel_values: StoredBytes
+    #: Per channel: (versions stored, bytes).
+    by_channel: dict[str, StoredBytes]
+    pending_writes: StoredBytes
+
+
+@dataclass(frozen=True, slots=True)
 class StoredEvent:
     """One event of a run's stream, with its per-run monotonically increasing id."""
 
@@ -299,3 +321,8 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     async def delete_checkpoints_of_runs(self, thread_id: str, run_ids: Sequence[str]) -> None:
         """Remove the checkpoints (and their writes) that `run_ids` created: rollback."""
+
+    @abc.abstractmethod
+    async def checkpoint_bytes(self, thread_id: str) -> CheckpointBytes:
+        """The rows and bytes the thread's checkpoints (every namespace) occupy, as stored;
+        zeros for a thread without checkpoints."""

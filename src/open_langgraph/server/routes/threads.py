@@ -92,6 +92,11 @@ async def get_thread(
     return JSONResponse(await services.threads.get(thread_id, include_ttl="ttl" in fields))
 
 
+@router.get("/{thread_id}/storage")
+async def get_thread_storage(thread_id: str, services: ServicesDep) -> JSONResponse:
+    return JSONResponse(await services.threads.storage(thread_id))
+
+
 @router.patch("/{thread_id}")
 async def patch_thread(thread_id: str, body: ThreadPatch, services: ServicesDep) -> JSONResponse:
     thread = await services.threads.patch(thread_id, body.metadata or {}, _ttl(body.ttl))

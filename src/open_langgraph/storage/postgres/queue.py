@@ -88,8 +88,10 @@ class PostgresRunQueue(PostgresBase):
         thread_update: ThreadUpdate,
         strategy: str | None,
         after_seconds: float,
+        start_event: StoredEvent | None = None,
     ) -> tuple[list[str], list[str]]:
-        """Store a pending run, applying `strategy` to the runs in flight on its thread.
+        """Store a pending run with its first event (`start_event`, id 0; without one, the
+        worker streams it), applying `strategy` to the runs in flight on its thread.
 
         Returns the runs the strategy ended at once (they were only queued) and the running
         ones it asked to cancel; the caller tells workers and waiters.
@@ -130,6 +132,11 @@ class PostgresRunQueue(PostgresBase):
                 ),
             )
             await apply_thread_update(conn, run["thread_id"], thread_update)
+            if start_event is not None:
+                await conn.execute(
+                    "INSERT INTO run_events (run_id, seq, event, data) VALUES (%s, %s, %s, %s)",
+                    (run["run_id"], start_event.seq, start_event.event, start_event.data),
+                )
         return ended, running
 
     async def request_cancel(

@@ -1,0 +1,173 @@
+"""`/mcp/` through the official `mcp` SDK's streamable HTTP client against a live `olg serve`:
+the served assistants are listed as tools (with their graphs' input schemas) and calling one
+runs its graph and returns the output; with auth, only the caller's assistants are tools."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import httpx2
+import mcp_types as types
+import pytest
+from mcp.client.client import Client
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.fixtures.agent_server import AGENT_GRAPHS, agent_server
+from tests.fixtures.server import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+TIMEOUT = 30.0
+
+
+@pytest.fixture(scope="module")
+def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    process = agent_server(tmp_path_factory.mktemp("olg-mcp"))
+    yield process
+    process.close()
+
+
+@pytest.fixture(scope="module")
+def mcp_auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    process = agent_server(tmp_path_factory.mktemp("olg-mcp-auth"), auth=True)
+    yield process
+    process.close()
+
+
+@contextlib.asynccontextmanager
+async def mcp_session(
+    server: ServerProcess, headers: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
+    """An initialized MCP session (the initialize handshake, as most MCP clients connect)."""
+    async with (
+        httpx2.AsyncClient(headers=headers or {}, timeout=TIMEOUT) as http,
+        streamable_http_client(f"{server.url}/mcp/", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def _text(result: types.CallToolResult) -> str:
+    assert len(result.content) == 1 and isinstance(result.content[0], types.TextContent)
+    return result.content[0].text
+
+
+async def test_every_served_graph_is_a_tool_with_its_input_schema(mcp_server: ServerProcess):
+    async with mcp_session(mcp_server) as session:
+        listed = await session.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    assert set(tools) == set(AGENT_GRAPHS)
+    react = tools["react_agent"]
+    assert "messages" in react.input_schema["properties"]
+    assert react.input_schema["type"] == "object"
+    assert tools["echo_agent"].description == "Replies by echoing the last message."
+    assert set(tools["counter"].input_schema["properties"]) >= {"count", "trail"}
+
+
+async def test_calling_a_tool_runs_its_graph_and_returns_the_output(mcp_server: ServerProcess):
+    async with mcp_session(mcp_server) as session:
+        counted = await session.call_tool("counter", {"count": 5})
+        echoed = await session.call_tool(
+            "echo_agent", {"messages": [{"role": "user", "content": "hello over MCP"}]}
+        )
+    assert not counted.is_error
+    assert counted.structured_content == {"count": 7, "trail": ["a", "b"]}
+    assert json.loads(_text(counted)) == counted.structured_content
+    assert not echoed.is_error
+    messages = echoed.structured_content["messages"]
+    assert messages[-1]["content"] == "You said: hello over MCP"
+    assert messages[-1]["type"] == "ai"
+
+
+async def test_the_modern_stateless_protocol_works_too(mcp_server: ServerProcess):
+    """`Client` in its default mode probes the 2026 per-request protocol first."""
+    async with (
+        httpx2.AsyncClient(timeout=TIMEOUT) as http,
+        Client(streamable_http_client(f"{mcp_server.url}/mcp/", http_client=http)) as client,
+    ):
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        result = await client.call_tool("counter", {"count": 1})
+    assert "echo_agent" in names
+    assert result.structured_content == {"count": 3, "trail": ["a", "b"]}
+
+
+async def test_failures_are_tool_errors_not_protocol_errors(mcp_server: ServerProcess):
+    async with mcp_session(mcp_server) as session:
+        unknown = await session.call_tool("no_such_agent", {})
+        failing = await session.call_tool("failing", {})
+    assert unknown.is_error and "not found" in _text(unknown)
+    assert failing.is_error and "error" in _text(failing)
+
+
+async def test_the_other_mcp_operations_answer_as_on_the_platform(mcp_server: ServerProcess):
+    async with httpx.AsyncClient(base_url=mcp_server.url, timeout=TIMEOUT) as http:
+        get = await http.get("/mcp/")
+        delete = await http.delete("/mcp/")
+        mcp_headers = {"accept": "application/json, text/event-stream"}
+        not_json = await http.post(
+            "/mcp/", content=b"{nope", headers={**mcp_headers, "content-type": "application/json"}
+        )
+        not_a_message = await http.post("/mcp/", json={"hello": 1}, headers=mcp_headers)
+        html_only = await http.post(
+            "/mcp/",
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={"accept": "text/html"},
+        )
+    assert get.status_code == 405 and isinstance(get.json()["detail"], str)
+    assert delete.status_code == 404 and isinstance(delete.json()["detail"], str)
+    # MCP's own refusals: a 4xx with a JSON-RPC error object, as the transport specifies,
+    # and the `detail` of every refusal of this server.
+    for refused in (not_json, not_a_message):
+        assert 400 <= refused.status_code < 500, refused.text
+        assert isinstance(refused.json()["error"]["code"], int), refused.text
+        assert refused.json()["detail"] == refused.json()["error"]["message"]
+    assert html_only.status_code == 406
+    assert isinstance(html_only.json()["detail"], str)
+
+
+# -- auth ---------------------------------------------------------------------------------------
+async def _tool_names(server: ServerProcess, key: str) -> set[str]:
+    async with mcp_session(server, {"x-api-key": key}) as session:
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+
+async def _own_assistant(server: ServerProcess, key: str, name: str) -> str:
+    async with httpx.AsyncClient(base_url=server.url, headers={"x-api-key": key}) as http:
+        response = await http.post("/assistants", json={"graph_id": "counter", "name": name})
+    assert response.status_code == 200, response.text
+    return response.json()["assistant_id"]
+
+
+async def test_without_a_valid_key_the_endpoint_refuses(mcp_auth_server: ServerProcess):
+    for headers in ({}, {"x-api-key": "key-nobody"}):
+        with pytest.raises(Exception):  # noqa: B017 - the SDK wraps the 401 in its own errors
+            async with mcp_session(mcp_auth_server, headers):
+                pass
+    async with httpx.AsyncClient(base_url=mcp_auth_server.url, timeout=TIMEOUT) as http:
+        refused = await http.post(
+            "/mcp/",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers={"accept": "application/json, text/event-stream"},
+        )
+    assert refused.status_code == 401 and isinstance(refused.json()["detail"], str)
+
+
+async def test_each_user_lists_and_calls_only_their_assistants(mcp_auth_server: ServerProcess):
+    await _own_assistant(mcp_auth_server, "key-a", "a private counter")
+    a_tools = await _tool_names(mcp_auth_server, "key-a")
+    b_tools = await _tool_names(mcp_auth_server, "key-b")
+    assert a_tools == {*AGENT_GRAPHS, "a_private_counter"}
+    assert b_tools == set(AGENT_GRAPHS)
+    async with mcp_session(mcp_auth_server, {"x-api-key": "key-b"}) as session:
+        refused = await session.call_tool("a_private_counter", {"count": 0})
+        who = await session.call_tool("whoami", {})
+    assert refused.is_error and "not found" in _text(refused)
+    assert who.structured_content["user_id"] == "user-b"  # the run is B's, not anonymous
+    async with mcp_session(mcp_auth_server, {"x-api-key": "key-a"}) as session:
+        mine = await session.call_tool("a_private_counter", {"count": 0})
+    assert mine.structured_content == {"count": 2, "trail": ["a", "b"]}
