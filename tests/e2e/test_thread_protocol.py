@@ -207,8 +207,9 @@ async def test_subgraph_events_carry_their_namespace(client: LangGraphClient):
 async def _sse_events_finished(
     client: LangGraphClient, thread_id: str, body: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """What a stream/events request replays of the thread's finished latest run: the stream
-    stays open, so it is read until it has been quiet for a second."""
+    """What a stream/events request replays of the thread's (one, finished) run, from its
+    first event on (`since` 0): the stream stays open, so it is read until quiet for 1 s."""
+    body = {**body, "since": 0}
     events = []
     async with (
         asyncio.timeout(TIMEOUT),
