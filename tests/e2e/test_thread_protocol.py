@@ -371,8 +371,22 @@ async def test_websocket_commands_and_bad_frames(server: ServerProcess, client: 
 async def test_bad_commands_and_subscriptions_are_refused(client: LangGraphClient):
     http = client.http.client
     thread_id = await _finished_thread(client, "counter", {"count": 0})
-    response = await http.post(f"/threads/{thread_id}/commands", json={"method": "run.start"})
-    assert response.status_code == 400 and isinstance(response.json()["detail"], str)
+    for envelope in (
+        b'{"method": "run.start"}',
+        b'{"id": 146531055537833000960, "method": "run.start"}',
+        b'{"id": -1, "method": "run.start"}',
+        b'{"id": 1, "method": "\\ud991"}',
+        b'{"id": 1, "method": "run.start", "params": []}',
+        b"[]",
+    ):
+        response = await http.post(
+            f"/threads/{thread_id}/commands",
+            content=envelope,
+            headers={"content-type": "application/json"},
+        )
+        assert response.status_code == 400, (envelope, response.text)
+        assert response.json()["error"] == "invalid_argument"
+        assert isinstance(response.json()["detail"], str)
     for method, code in [
         ("agent.getTree", "not_supported"),
         ("subscription.subscribe", "not_supported"),

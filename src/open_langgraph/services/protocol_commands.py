@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from open_langgraph.errors import Conflict, InvalidInput
+from open_langgraph.serde import INT64_MAX, unstorable
 from open_langgraph.services.protocol_stream import EventFilter, encode_seq
 from open_langgraph.services.run_request import RunCreate
 from open_langgraph.services.runs import RunService
@@ -53,19 +54,29 @@ def failure(command_id: Any, code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "id": command_id, "error": code, "message": message}
 
 
+def envelope_id(command: Any) -> int | None:
+    """The command's id if it is one (a non-negative integer in 64 bits), to answer with."""
+    value = command.get("id") if isinstance(command, dict) else None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX:
+        return value
+    return None
+
+
 def check_envelope(command: Any) -> None:
-    """ProtocolError unless `command` is `{id: int, method: str, params?: object}`."""
+    """ProtocolError unless `command` is `{id: int, method: str, params?: object}` and can
+    be stored and answered (no integer beyond 64 bits, no lone surrogate...)."""
     if (
-        not isinstance(command, dict)
-        or not isinstance(command.get("id"), int)
-        or isinstance(command.get("id"), bool)
-        or not isinstance(command.get("method"), str)
+        envelope_id(command) is None or not isinstance(command.get("method"), str)  # type: ignore[union-attr]
     ):
         raise ProtocolError(
-            "invalid_argument", "Protocol commands must include an integer id and string method."
+            "invalid_argument",
+            "Protocol commands must include an integer id (0 to 2^63-1) and string method.",
         )
     if not isinstance(command.get("params", {}), dict):
         raise ProtocolError("invalid_argument", "params must be an object")
+    problem = unstorable(command)
+    if problem is not None:
+        raise ProtocolError("invalid_argument", problem)
 
 
 def _optional_object(params: dict[str, Any], key: str) -> dict[str, Any] | None:
@@ -199,7 +210,7 @@ class ProtocolCommands:
         values = state.get("values") or {}
         keys = params.get("keys")
         if isinstance(keys, list) and isinstance(values, dict):
-            values = {key: values[key] for key in keys if key in values}
+            values = {key: values[key] for key in keys if isinstance(key, str) and key in values}
         result: dict[str, Any] = {"values": values}
         checkpoint = state.get("checkpoint") or {}
         if checkpoint.get("checkpoint_id"):

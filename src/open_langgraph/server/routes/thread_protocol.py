@@ -26,6 +26,7 @@ from open_langgraph.services.protocol_commands import (
     ProtocolError,
     ProtocolSession,
     check_envelope,
+    envelope_id,
     failure,
 )
 from open_langgraph.services.protocol_stream import EventFilter, parse_since
@@ -57,8 +58,7 @@ async def thread_command(
     try:
         check_envelope(command)
     except ProtocolError as exc:
-        envelope_id = command.get("id") if isinstance(command, dict) else None
-        body = failure(envelope_id, exc.code, exc.message)
+        body = failure(envelope_id(command), exc.code, exc.message)
         return JSONResponse({**body, "detail": exc.message}, status_code=400)
     return JSONResponse(await services.protocol_commands.handle(thread_id, command))
 
@@ -135,8 +135,7 @@ class _Socket:
         try:
             check_envelope(command)
         except ProtocolError as exc:
-            envelope_id = command.get("id") if isinstance(command, dict) else None
-            return failure(envelope_id, exc.code, exc.message)
+            return failure(envelope_id(command), exc.code, exc.message)
         try:
             if command["method"] == "subscription.subscribe" and self._pump is None:
                 # The first subscription opens the event stream (replaying from `since`, or
