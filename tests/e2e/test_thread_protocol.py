@@ -514,3 +514,39 @@ async def test_a_second_turn_in_a_new_session_waits_for_its_own_run(client: Lang
         snapshots = await _collect(thread.values)
     assert output["done"][-2:] == ["two:first", "two:second"]
     assert snapshots[-1] == output
+
+
+async def _command(client: LangGraphClient, thread_id: str, method: str, **params: Any) -> dict:
+    response = await client.http.client.post(
+        f"/threads/{thread_id}/commands", json={"id": 9, "method": method, "params": params}
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def test_checkpoints_are_listed_and_a_fork_runs_from_one(client: LangGraphClient):
+    thread_id = await _finished_thread(client, "counter", {"count": 1})
+    listed = await _command(client, thread_id, "state.listCheckpoints", limit=10)
+    checkpoints = listed["result"]["checkpoints"]
+    history = await client.threads.get_history(thread_id, limit=10)
+    assert [c["id"] for c in checkpoints] == [h["checkpoint"]["checkpoint_id"] for h in history]
+    assert [c["step"] for c in checkpoints] == [2, 1, 0, -1]
+    older = await _command(
+        client, thread_id, "state.listCheckpoints", limit=2, before=checkpoints[1]["id"]
+    )
+    assert [c["id"] for c in older["result"]["checkpoints"]] == [c["id"] for c in checkpoints[2:4]]
+    before_b = next(h for h in history if h["next"] == ["b"])["checkpoint"]["checkpoint_id"]
+    forked = await _command(client, thread_id, "state.fork", checkpoint_id=before_b)
+    assert forked["type"] == "success", forked
+    assert forked["result"]["thread_id"] == thread_id
+    async with asyncio.timeout(TIMEOUT):
+        await client.runs.join(thread_id, forked["result"]["run_id"])
+    state = await client.threads.get_state(thread_id)
+    assert state["values"] == {"count": 3, "trail": ["a", "b"]}
+    assert state["checkpoint"]["checkpoint_id"] != checkpoints[0]["id"]  # a new head
+    branch = await client.threads.get_history(thread_id, limit=10)
+    assert before_b in [h["checkpoint"]["checkpoint_id"] for h in branch]
+    assert (await client.runs.get(thread_id, forked["result"]["run_id"]))["status"] == "success"
+    missing = await _command(client, thread_id, "state.fork", checkpoint_id=str(uuid.uuid4()))
+    assert missing["type"] == "error", missing
+    assert missing["error"] == "no_such_checkpoint"

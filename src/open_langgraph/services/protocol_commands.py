@@ -2,8 +2,9 @@
 
 `run.start` and `input.respond` create runs through the run service, so they are authorized,
 validated, queued and executed like any run (`threads.create_run`; the thread is created on
-the first `run.start`, as the SDK mints thread ids client-side). `state.get` reads the
-thread's state. Subscriptions live on a connection: a WebSocket keeps them
+the first `run.start`, as the SDK mints thread ids client-side). `state.get` and
+`state.listCheckpoints` read the thread's state and history, `state.fork` runs from a
+checkpoint. Subscriptions live on a connection: a WebSocket keeps them
 (`ProtocolSession`); over HTTP a subscription is the `POST .../stream/events` request itself.
 Every other method of the protocol answers `not_supported`, anything else `unknown_command`.
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from open_langgraph.errors import Conflict, InvalidInput
+from open_langgraph.errors import Conflict, InvalidInput, NotFound
 from open_langgraph.serde import INT64_MAX, unstorable
 from open_langgraph.services.protocol_stream import EventFilter, encode_seq
 from open_langgraph.services.run_request import RunCreate
@@ -23,15 +24,7 @@ from open_langgraph.services.runs import RunService
 from open_langgraph.services.threads import ThreadService, check_uuid
 
 #: Methods of the protocol (langchain-protocol 0.0.20) this server does not implement.
-NOT_SUPPORTED = frozenset(
-    {
-        "agent.getTree",
-        "input.inject",
-        "state.listCheckpoints",
-        "state.fork",
-        "subscription.reconnect",
-    }
-)
+NOT_SUPPORTED = frozenset({"agent.getTree", "input.inject", "subscription.reconnect"})
 _SUBSCRIPTION = frozenset({"subscription.subscribe", "subscription.unsubscribe"})
 _STRATEGIES = frozenset({"reject", "interrupt", "rollback", "enqueue"})
 _ALL_RUNS = 100_000
@@ -117,6 +110,11 @@ class ProtocolCommands:
                 return await self._started(thread_id, command["id"], result)
             if method == "state.get":
                 return success(command["id"], await self._state_get(thread_id, params))
+            if method == "state.listCheckpoints":
+                return success(command["id"], await self._list_checkpoints(thread_id, params))
+            if method == "state.fork":
+                result = await self._fork(thread_id, params)
+                return await self._started(thread_id, command["id"], result)
             if method in _SUBSCRIPTION:
                 raise ProtocolError(
                     "not_supported",
@@ -219,6 +217,54 @@ class ProtocolCommands:
                 "ns": checkpoint.get("checkpoint_ns") or "",
             }
         return result
+
+    async def _list_checkpoints(self, thread_id: str, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("namespace"):
+            raise ProtocolError("not_supported", "state.listCheckpoints lists the root graph's")
+        limit = params.get("limit", 10)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise ProtocolError("invalid_argument", "limit must be an integer from 1 to 1000")
+        before = params.get("before")
+        if before is not None and not isinstance(before, str):
+            raise ProtocolError("invalid_argument", "before must be a checkpoint id")
+        states = await self._threads.history(
+            thread_id, limit=limit, before=before, metadata=None, checkpoint=None
+        )
+        return {"checkpoints": [_checkpoint_summary(state) for state in states]}
+
+    async def _fork(self, thread_id: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A run from an earlier checkpoint of the thread: LangGraph branches the thread."""
+        checkpoint_id = params.get("checkpoint_id")
+        if not isinstance(checkpoint_id, str) or not checkpoint_id:
+            raise ProtocolError("invalid_argument", "state.fork needs params.checkpoint_id")
+        thread = await self._threads.get(thread_id)
+        assistant_id = (thread.get("metadata") or {}).get("assistant_id")
+        if not isinstance(assistant_id, str):
+            raise ProtocolError("no_such_run", f"thread {thread_id} has no run to fork")
+        body = _run_body(
+            assistant_id=assistant_id,
+            input=params.get("input"),
+            config=_optional_object(params, "config"),
+            checkpoint_id=checkpoint_id,
+            multitask_strategy="enqueue",
+        )
+        try:
+            run = await self._runs.create(thread_id, body, protocol=True)
+        except NotFound as exc:  # the thread was found above: the checkpoint is missing
+            raise ProtocolError("no_such_checkpoint", exc.detail) from None
+        return {"run_id": run["run_id"], "thread_id": thread_id}
+
+
+def _checkpoint_summary(state: dict[str, Any]) -> dict[str, Any]:
+    """A `CheckpointSummary` of one of the thread's states (as `GET .../history` has it)."""
+    metadata = state.get("metadata") or {}
+    summary: dict[str, Any] = {
+        "id": (state.get("checkpoint") or {}).get("checkpoint_id"),
+        "timestamp": state.get("created_at"),
+        "step": metadata.get("step", -1),
+        "metadata": metadata,
+    }
+    return summary
 
 
 class ProtocolSession:
