@@ -994,6 +994,8 @@ async def _thread_commands(w: World) -> None:
             ("run.start", {"assistant_id": "counter", "input": {"count": 0}}),
             ("input.respond", respond),
             ("state.get", {"namespace": []}),
+            ("state.listCheckpoints", {"limit": 10}),
+            ("state.fork", {"checkpoint_id": w.a_checkpoint}),
         ):
             response = await _protocol_command(w.b, thread_id, method, params)
             assert_status(response, *NOT_FOUND)
