@@ -979,6 +979,87 @@ async def _runs_cancel_many(w: World) -> None:
     await w.assert_a_intact()
 
 
+async def _protocol_command(
+    client: LangGraphClient, thread_id: str, method: str, params: dict[str, Any]
+) -> httpx.Response:
+    body = {"id": 1, "method": method, "params": params}
+    return await raw(client, "POST", f"/threads/{thread_id}/commands", json=body)
+
+
+@case("POST", "/threads/{thread_id}/commands")
+async def _thread_commands(w: World) -> None:
+    respond = {"interrupt_id": "x", "namespace": [], "response": 1}
+    for thread_id in (w.a_thread, w.busy_thread):
+        for method, params in (
+            ("run.start", {"assistant_id": "counter", "input": {"count": 0}}),
+            ("input.respond", respond),
+            ("state.get", {"namespace": []}),
+            ("state.listCheckpoints", {"limit": 10}),
+            ("state.fork", {"checkpoint_id": w.a_checkpoint}),
+        ):
+            response = await _protocol_command(w.b, thread_id, method, params)
+            assert_status(response, *NOT_FOUND)
+            assert_no_leak(response.json(), f"B's {method} on A's thread")
+    await w.assert_a_intact()
+    # A reads its own thread, and starts a run on a new one of its own.
+    state = await _protocol_command(w.a, w.a_thread, "state.get", {"namespace": []})
+    assert state.status_code == 200 and leaks(state.json()), state.text[:300]
+    thread_id = str(uuid.uuid4())
+    started = await _protocol_command(
+        w.a, thread_id, "run.start", {"assistant_id": "counter", "input": {"count": 1}}
+    )
+    assert started.json()["type"] == "success", started.text[:300]
+    async with asyncio.timeout(TIMEOUT):
+        await w.a.runs.join(thread_id, started.json()["result"]["run_id"])
+    assert (await w.a.threads.get_state(thread_id))["values"]["count"] == 3
+    assert_status(await raw(w.b, "GET", f"/threads/{thread_id}"), *NOT_FOUND)
+
+
+@case("POST", "/threads/{thread_id}/stream/events")
+async def _thread_protocol_events(w: World) -> None:
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    body = {"channels": ["values", "lifecycle", "updates"]}
+    for thread_id in (w.a_thread, w.busy_thread):
+        for extra in ({}, {"since": 0}):
+            response = await raw(
+                w.b, "POST", f"/threads/{thread_id}/stream/events", json={**body, **extra}
+            )
+            assert_status(response, *NOT_FOUND)
+    # The WebSocket form: refused before it opens (close code 4000 + status).
+    ws_base = str(w.b.http.client.base_url).replace("http://", "ws://").rstrip("/")
+    for key, code in (("key-b", 4404), (None, 4401), ("key-nobody", 4401)):
+        headers = {"x-api-key": key} if key else {}
+        url = f"{ws_base}/threads/{w.a_thread}/stream/events"
+        with pytest.raises(Exception) as refused:
+            async with asyncio.timeout(TIMEOUT), connect(url, additional_headers=headers) as ws:
+                await ws.recv()
+        error = refused.value
+        assert isinstance(error, InvalidStatus) or str(code) in str(error), repr(error)
+    # A follows its own thread, over SSE and the WebSocket.
+    async with (
+        asyncio.timeout(TIMEOUT),
+        w.a.http.client.stream(
+            "POST", f"/threads/{w.a_thread}/stream/events", json=body
+        ) as response,
+    ):
+        assert response.status_code == 200
+        async for line in response.aiter_lines():
+            if line.startswith("data: "):
+                assert orjson.loads(line[6:])["method"] == "lifecycle"
+                break
+    url = f"{ws_base}/threads/{w.a_thread}/stream/events"
+    async with (
+        asyncio.timeout(TIMEOUT),
+        connect(url, additional_headers={"x-api-key": "key-a"}) as ws,
+    ):
+        await ws.send(orjson.dumps({"id": 1, "method": "subscription.subscribe", "params": body}))
+        assert orjson.loads(await ws.recv())["type"] == "success"
+        assert orjson.loads(await ws.recv())["method"] == "lifecycle"
+    await w.assert_a_intact()
+
+
 # -- MCP: tools are the assistants the caller may see, runs are the caller's ------------------
 async def _mcp_post(client: LangGraphClient, message: dict[str, Any]) -> httpx.Response:
     headers = {"accept": "application/json, text/event-stream"}

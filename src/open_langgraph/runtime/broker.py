@@ -26,6 +26,17 @@ from open_langgraph.storage.base import StoredEvent
 RUN_END_SUFFIX = "end"
 
 
+def event_name(mode: str, namespace: tuple[str, ...]) -> str:
+    """A run event's name: the stream mode, then the namespace's segments, `|`-separated."""
+    return f"{mode}|{'|'.join(namespace)}" if namespace else mode
+
+
+def split_event_name(name: str) -> tuple[str, list[str]]:
+    """The stream mode and namespace of a run event's name (`event_name` reversed)."""
+    mode, *namespace = name.split("|")
+    return mode, namespace
+
+
 @dataclass(frozen=True, slots=True)
 class ThreadEvent:
     """One event of a thread's stream.

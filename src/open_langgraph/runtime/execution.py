@@ -8,14 +8,11 @@ from uuid import UUID
 
 from langgraph.pregel import Pregel
 
-from open_langgraph.runtime.broker import RunEventStream
+from open_langgraph.runtime.broker import RunEventStream, event_name
 from open_langgraph.runtime.messages import MessageAssembler
+from open_langgraph.runtime.protocol_run import PROTOCOL_STREAM_MODE, stream_protocol_run
 from open_langgraph.runtime.run_spec import STREAM_MODES, to_command
 from open_langgraph.serde import dumps
-
-
-def _event_name(mode: str, namespace: tuple[str, ...]) -> str:
-    return f"{mode}|{'|'.join(namespace)}" if namespace else mode
 
 
 def coerce_context(graph: Pregel, context: dict[str, Any] | None) -> Any:
@@ -68,26 +65,28 @@ class _ChunkPublisher:
         if mode in self._plain:
             if mode == "messages":
                 chunk = list(chunk)
-            self._stream.publish(_event_name(mode, namespace), dumps(chunk))
+            self._stream.publish(event_name(mode, namespace), dumps(chunk))
 
 
 async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventStream) -> Any:
     """Run the graph as `kwargs` say, publish the requested modes, return the final values."""
     requested: list[str] = kwargs["stream_mode"]
     subgraphs = bool(kwargs.get("subgraphs"))
-    publisher = _ChunkPublisher(requested, stream, subgraphs)
     command = kwargs.get("command")
     graph_input = to_command(command) if command else kwargs.get("input")
     options: dict[str, Any] = {
         "context": coerce_context(graph, kwargs.get("context")),
-        "stream_mode": publisher.graph_modes,
         "subgraphs": subgraphs,
         "interrupt_before": kwargs.get("interrupt_before"),
         "interrupt_after": kwargs.get("interrupt_after"),
     }
     if kwargs.get("durability"):
         options["durability"] = kwargs["durability"]
+    if PROTOCOL_STREAM_MODE in requested:
+        return await stream_protocol_run(graph, graph_input, kwargs["config"], options, stream)
 
+    publisher = _ChunkPublisher(requested, stream, subgraphs)
+    options["stream_mode"] = publisher.graph_modes
     if "events" not in requested:
         async for item in graph.astream(graph_input, kwargs["config"], **options):
             publisher.publish(item)

@@ -27,7 +27,17 @@ from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
-from open_langgraph.server.routes import a2a, assistants, crons, mcp, meta, runs, store, threads
+from open_langgraph.server.routes import (
+    a2a,
+    assistants,
+    crons,
+    mcp,
+    meta,
+    runs,
+    store,
+    thread_protocol,
+    threads,
+)
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
     HostPolicy,
@@ -40,6 +50,8 @@ from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.cron_scheduler import CronScheduler, poll_seconds_from_env
 from open_langgraph.services.crons import CronService, cron_storage
 from open_langgraph.services.event_retention import EventSweeper
+from open_langgraph.services.protocol_commands import ProtocolCommands
+from open_langgraph.services.protocol_stream import ProtocolStreams
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.store import StoreService
 from open_langgraph.services.thread_stream import ThreadStreams
@@ -177,6 +189,9 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             await assistant_service.ensure_system_assistants()
             sweeper = ThreadSweeper(storage, dispatcher, settings.config.thread_ttl)
             event_sweeper = EventSweeper(storage, settings.config.limits)
+            thread_service = ThreadService(
+                storage, graphs, dispatcher, settings.config.thread_ttl, authorizer
+            )
             run_service = RunService(
                 storage,
                 graphs,
@@ -187,24 +202,24 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 settings.config.thread_ttl,
                 authorizer,
             )
-            thread_service = ThreadService(
-                storage, graphs, dispatcher, settings.config.thread_ttl, authorizer
-            )
             cron_service = CronService(
                 storage, assistant_service, run_service, webhooks, authorizer
             )
             cron_scheduler = CronScheduler(
                 cron_storage(storage), cron_service.fire, poll_seconds=poll_seconds_from_env()
             )
+            thread_streams = ThreadStreams(storage, dispatcher, authorizer)
             app.state.services = Services(
                 assistants=assistant_service,
                 threads=thread_service,
                 runs=run_service,
                 dispatcher=dispatcher,
-                thread_streams=ThreadStreams(storage, dispatcher, authorizer),
+                thread_streams=thread_streams,
                 a2a=A2AService(assistant_service, thread_service, run_service),
                 crons=cron_service,
                 store=StoreService(storage.store, authorizer),
+                protocol_commands=ProtocolCommands(run_service, thread_service),
+                protocol_streams=ProtocolStreams(storage, thread_streams),
             )
             app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
             await stack.enter_async_context(app.state.mcp.running())
@@ -240,6 +255,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs, store, crons, mcp, a2a):
+    for module in (meta, assistants, threads, runs, thread_protocol, store, crons, mcp, a2a):
         app.include_router(module.router)
     return app

@@ -54,6 +54,9 @@ class AuthMiddleware:
         self.authenticator = Authenticator(auth)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
@@ -70,6 +73,18 @@ class AuthMiddleware:
                 {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
             )
             await response(scope, receive, send)
+            return
+        scope["user"] = user
+        with acting_as(user):
+            await self.app(scope, receive, send)
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket (the thread protocol's) is authenticated by its handshake, which has
+        no body; a refusal closes it with 4000 + the HTTP status, as the SDK expects."""
+        try:
+            user = await self.authenticator.authenticate(scope, b"", receive)
+        except AuthenticationFailed as exc:
+            await send({"type": "websocket.close", "code": 4000 + exc.status_code, "reason": ""})
             return
         scope["user"] = user
         with acting_as(user):

@@ -11,6 +11,8 @@ from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.crons import CronService
+from open_langgraph.services.protocol_commands import ProtocolCommands
+from open_langgraph.services.protocol_stream import ProtocolStreams
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.store import StoreService
 from open_langgraph.services.thread_stream import ThreadStreams
@@ -27,6 +29,8 @@ class Services:
     a2a: A2AService
     crons: CronService
     store: StoreService
+    protocol_commands: ProtocolCommands
+    protocol_streams: ProtocolStreams
 
 
 async def _services(request: Request) -> Services:

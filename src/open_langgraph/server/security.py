@@ -108,7 +108,7 @@ class RequestGuard:
         self.origins = origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":  # the API has no websockets
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
@@ -128,5 +128,8 @@ class RequestGuard:
                 )
         if detail is None:
             await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":  # the thread protocol's: refused as the SDK reads it
+            await send({"type": "websocket.close", "code": 4403, "reason": ""})
             return
         await JSONResponse({"detail": detail}, status_code=403)(scope, receive, send)

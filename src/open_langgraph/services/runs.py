@@ -17,6 +17,7 @@ from open_langgraph.errors import Conflict, InvalidInput, NotFound
 from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import CancelAction, RunOutcome, new_run_record
+from open_langgraph.runtime.protocol_run import PROTOCOL_STREAM_MODE
 from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.services.assistants import AssistantService
@@ -67,10 +68,18 @@ class RunService:
         self._auth = authorizer or Authorizer()
 
     # -- creating --------------------------------------------------------------------------
-    async def create(self, thread_id: str | None, payload: RunCreate) -> dict[str, Any]:
-        """Validate and store a run, then hand it to the dispatcher; returns the run."""
+    async def create(
+        self, thread_id: str | None, payload: RunCreate, *, protocol: bool = False
+    ) -> dict[str, Any]:
+        """Validate and store a run, then hand it to the dispatcher; returns the run.
+
+        A `protocol` run (started by a v3 thread-protocol command) streams what the
+        protocol's channels need instead of the request's stream modes.
+        """
         _check_payload(payload)
-        stream_modes = normalize_stream_modes(payload.stream_mode)
+        stream_modes = (
+            [PROTOCOL_STREAM_MODE] if protocol else normalize_stream_modes(payload.stream_mode)
+        )
         if payload.webhook is not None:
             await self._webhooks.check(payload.webhook)
         stateless = thread_id is None
@@ -162,7 +171,7 @@ class RunService:
             "interrupt_before": breakpoints.get("interrupt_before"),
             "interrupt_after": breakpoints.get("interrupt_after"),
             "webhook": payload.webhook,
-            "subgraphs": bool(payload.stream_subgraphs),
+            "subgraphs": protocol or bool(payload.stream_subgraphs),
             "durability": durability,
             "after_seconds": payload.after_seconds or 0,
             "temporary": stateless,

@@ -8,7 +8,7 @@ from storage or memory, what happened after that event, then follows live.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.errors import InvalidInput, NotFound
@@ -84,14 +84,20 @@ class ThreadStreams:
         self._runs = runs
         self._auth = authorizer or Authorizer()
 
+    async def check_readable(self, thread_id: str) -> dict[str, Any]:
+        """The thread; NotFound unless it exists inside the user's `threads.read` filter."""
+        check_uuid(thread_id, "thread ID")
+        auth_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
+        thread = await self._storage.get_thread(thread_id, auth_filter)
+        if thread is None:
+            raise NotFound(f"Thread with ID {thread_id} not found")
+        return thread
+
     async def open(
         self, thread_id: str, *, last_event_id: str | None, modes: set[str]
     ) -> AsyncIterator[ThreadEvent]:
         """Validate now (so errors are 4xx, not a broken stream), then return the stream."""
-        check_uuid(thread_id, "thread ID")
-        auth_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
-        if await self._storage.get_thread(thread_id, auth_filter) is None:
-            raise NotFound(f"Thread with ID {thread_id} not found")
+        await self.check_readable(thread_id)
         # A Last-Event-ID naming another thread's run is refused below: only this thread's
         # runs are replayed.
         resume_from = _parse_last_event_id(last_event_id) if last_event_id else None
@@ -129,7 +135,7 @@ class ThreadStreams:
                     if after is None:  # the client saw this run end already
                         sent[run_id] = float("inf")
                         continue
-                    async for event in self._replay_run(run_id, after):
+                    async for event in self.replay_run(run_id, after):
                         sent[run_id] = float("inf") if event.seq is None else event.seq
                         if _wanted(event, modes):
                             yield event
@@ -148,7 +154,8 @@ class ThreadStreams:
         finally:
             await self._runs.detach(thread_id, queue)
 
-    async def _replay_run(self, run_id: str, after: int) -> AsyncIterator[ThreadEvent]:
+    async def replay_run(self, run_id: str, after: int) -> AsyncIterator[ThreadEvent]:
+        """A run's events after `after`, from memory or storage, and its end if it ended."""
         live = self._runs.live_stream(run_id)
         if live is not None:
             for stored in live.events_after(after):
