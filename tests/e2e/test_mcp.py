@@ -12,6 +12,7 @@ import httpx
 import httpx2
 import mcp_types as types
 import pytest
+from langgraph_sdk import get_client
 from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -171,3 +172,29 @@ async def test_each_user_lists_and_calls_only_their_assistants(mcp_auth_server: 
     async with mcp_session(mcp_auth_server, {"x-api-key": "key-a"}) as session:
         mine = await session.call_tool("a_private_counter", {"count": 0})
     assert mine.structured_content == {"count": 2, "trail": ["a", "b"]}
+
+
+async def test_react_agent_answers_as_a_tool(mcp_server: ServerProcess):
+    """The project's ReAct agent, called by an MCP client as any tool, on the real embedded
+    SmolLM2 (too small to answer well: the test asserts a finished run with a model's reply,
+    never its wording). Its assistant bounds the run to one model call."""
+    client = get_client(url=mcp_server.url)
+    try:
+        await client.assistants.create(
+            "react_agent",
+            config={"recursion_limit": 3},
+            context={"max_search_results": 1},
+            name="bounded react",
+        )
+    finally:
+        await client.http.client.aclose()
+    question = "What is 2 + 3?"
+    async with mcp_session(mcp_server) as session:
+        assert "bounded_react" in {tool.name for tool in (await session.list_tools()).tools}
+        answered = await session.call_tool(
+            "bounded_react", {"messages": [{"role": "user", "content": question}]}
+        )
+    assert not answered.is_error, _text(answered)
+    messages = answered.structured_content["messages"]
+    assert messages[0]["content"] == question
+    assert messages[-1]["type"] == "ai" and messages[-1]["content"]

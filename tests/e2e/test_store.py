@@ -139,6 +139,8 @@ async def test_get_takes_a_repeated_namespace_parameter_too(store_server: Server
         ("POST", "/store/items/search", {"limit": 0}, "limit"),
         ("POST", "/store/items/search", {"offset": -1}, "offset"),
         ("POST", "/store/items/search", {"filter": {"n": {"$regex": "x"}}}, "$regex"),
+        # An object is read as operators by LangGraph's stores, never matched as a value.
+        ("POST", "/store/items/search", {"filter": {"n": {"d": "e"}}}, "'d'"),
         ("POST", "/store/items/search", {"namespace_prefix": ["a.b"]}, "'.'"),
         ("POST", "/store/namespaces", {"max_depth": 0}, "max_depth"),
         ("POST", "/store/namespaces", {"prefix": [""]}, "non-empty"),

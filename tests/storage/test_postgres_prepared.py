@@ -1,24 +1,24 @@
 """Server-side prepared statements: on by default (less PostgreSQL CPU per run), and off on
-request for pooling proxies that cannot keep them."""
+request for pooling proxies that cannot keep them. Every pool connection is opened with
+`connection_kwargs()`, so one such connection shows what the pools do."""
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 
-from open_langgraph.storage.postgres import PostgresStorage
+from open_langgraph.storage.postgres import PostgresStorage, connection_kwargs
 
 
 async def _prepared_after_repeats(url: str) -> int:
-    """How many statements one pooled connection holds prepared after repeated reads."""
-    async with PostgresStorage.from_url(url, max_size=1) as storage:
-        await storage.create_thread(thread_id="t", metadata={}, if_exists="do_nothing")
+    """How many statements a connection holds prepared after running one 8 times."""
+    async with await psycopg.AsyncConnection.connect(url, **connection_kwargs()) as conn:
         for _ in range(8):
-            assert await storage.get_thread("t") is not None
-        async with storage.pool.connection() as conn:
-            cur = await conn.execute("SELECT COUNT(*) AS n FROM pg_prepared_statements")
-            row = await cur.fetchone()
-            assert row is not None
-            return int(row["n"])
+            await conn.execute("SELECT %s::int + 1 AS n", (1,))
+        cur = await conn.execute("SELECT COUNT(*) AS n FROM pg_prepared_statements")
+        row = await cur.fetchone()
+        assert row is not None
+        return int(row["n"])
 
 
 async def test_repeated_statements_are_prepared_by_default(

@@ -90,6 +90,9 @@ class ThreadMessage:
     events: list[StoredEvent]
     ended: bool = False
     outcome: dict[str, Any] | None = None
+    last_seq: int | None = None
+    """With the end, when its worker knew it: the id of the run's last event, so a reader
+    that has it knows it has every event without reading the database again."""
 
     def encode(self) -> bytes:
         return orjson.dumps(
@@ -98,6 +101,7 @@ class ThreadMessage:
                 "e": [[e.seq, e.event, e.data.decode()] for e in self.events],
                 "end": self.ended,
                 "outcome": self.outcome,
+                "last": self.last_seq,
             }
         )
 
@@ -105,7 +109,7 @@ class ThreadMessage:
     def decode(cls, raw: bytes) -> ThreadMessage:
         body: dict[str, Any] = orjson.loads(raw)
         events = [StoredEvent(seq, event, data.encode()) for seq, event, data in body["e"]]
-        return cls(body["r"], events, bool(body.get("end")), body.get("outcome"))
+        return cls(body["r"], events, bool(body.get("end")), body.get("outcome"), body.get("last"))
 
     @classmethod
     def outside_runs(cls, event: ThreadEvent) -> ThreadMessage:

@@ -146,6 +146,8 @@ class QueueDispatcher(RunDispatcher):
                         if event.seq > last:
                             yield event
                             last = event.seq
+                    if message.ended and message.last_seq is not None and last >= message.last_seq:
+                        return  # every event of the run has come: no need to look again
                     if message.ended:
                         break
         finally:

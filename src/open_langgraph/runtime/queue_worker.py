@@ -53,6 +53,8 @@ class RunRelay:
     silenced: bool = False
     """Set once the run is no longer this worker's: nothing more of it is published."""
     outcome: dict[str, Any] | None = None
+    last_seq: int | None = None
+    """The id of the newest event of the run pushed so far."""
 
 
 class EventWriter:
@@ -72,6 +74,8 @@ class EventWriter:
     def push(self, relay: RunRelay, event: ThreadEvent) -> None:
         if relay.silenced:
             return
+        if event.seq is not None:
+            relay.last_seq = max(event.seq, relay.last_seq or 0)
         self._pending.append((relay, event))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="run-events")
@@ -114,7 +118,11 @@ def _messages_of(batch: list[tuple[RunRelay, ThreadEvent]]) -> list[tuple[str, b
         (
             messages.thread_channel(relay.thread_id),
             messages.ThreadMessage(
-                relay.run_id, events, ended[0], relay.outcome if ended[0] else None
+                relay.run_id,
+                events,
+                ended[0],
+                relay.outcome if ended[0] else None,
+                relay.last_seq if ended[0] and relay.outcome is not None else None,
             ).encode(),
         )
         for relay, events, ended in grouped.values()

@@ -52,12 +52,15 @@ def check_filter(filter: dict[str, Any] | None) -> dict[str, Any] | None:
     for path, condition in (filter or {}).items():
         if not path:
             raise InvalidInput("filter: field names must not be empty")
-        if isinstance(condition, dict) and any(k.startswith("$") for k in condition):
+        # LangGraph's stores read every object in a filter as operators, never as a value
+        # to match: anything else in one is refused here rather than failing in the store.
+        if isinstance(condition, dict):
             unknown = set(condition) - FILTER_OPERATORS
             if unknown:
                 raise InvalidInput(
                     f"filter.{path}: unknown operators {sorted(unknown)}; "
-                    f"expected some of {sorted(FILTER_OPERATORS)}"
+                    f"expected some of {sorted(FILTER_OPERATORS)} (objects are not matched "
+                    "as values)"
                 )
     return filter
 
