@@ -3,8 +3,8 @@
 # the store's semantic search (store.index) needs on PostgreSQL. Sourced by scripts/test after
 # _bootstrap.sh; quiet and skipped when the extension is already there, when PostgreSQL is not
 # installed here (a remote $OLG_TEST_POSTGRES_URL), or without root and apt-get. Never fails the
-# caller: where no package exists (Debian 12 has none), the store tests that need pgvector say
-# so when they skip.
+# caller: where no package exists (Debian 12 has none), the PostgreSQL store tests check the
+# clear refusal of an index instead, and the ranking tests run on SQLite.
 PGVECTOR_MAJOR="$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1)"
 if [ -n "$PGVECTOR_MAJOR" ] &&
   [ ! -f "/usr/share/postgresql/$PGVECTOR_MAJOR/extension/vector.control" ]; then
@@ -15,7 +15,7 @@ if [ -n "$PGVECTOR_MAJOR" ] &&
       apt-get update -qq >/dev/null 2>&1 || true
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pgvector_package" \
         >/dev/null 2>&1 ||
-        echo "pgvector: no $pgvector_package package here; PostgreSQL semantic store tests skip" >&2
+        echo "pgvector: no $pgvector_package package here; PostgreSQL store tests check its refusal" >&2
     fi
   else
     echo "pgvector: not installed (apt-get install postgresql-$PGVECTOR_MAJOR-pgvector as root)" >&2
