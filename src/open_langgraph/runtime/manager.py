@@ -230,8 +230,7 @@ class RunManager:
                     await self._storage.set_run_status(handle.run_id, "running")
                 handle.started_at = utc_now()
                 attempt = handle.run.get("attempt") or 1
-                if not self._start_event_stored(handle, attempt):
-                    handle.stream.publish(*run_start_event(handle.run_id, attempt))
+                self._announce_start(handle, attempt)
                 kwargs = await self._run_kwargs(handle)
                 graph_id = kwargs["config"]["configurable"]["graph_id"]
                 user = stored_run_user(handle.run["kwargs"]["config"])
@@ -370,10 +369,9 @@ class RunManager:
                 self._start(next_handle, already_running=False)
             self._settled(handle)
 
-    def _start_event_stored(self, handle: RunHandle, attempt: int) -> bool:
-        """Whether the run's start event was stored before it got here (in one process it
-        never is: the run's stream begins with it)."""
-        return False
+    def _announce_start(self, handle: RunHandle, attempt: int) -> None:
+        """Stream the run's start event: its id and attempt, the first thing a client sees."""
+        handle.stream.publish(*run_start_event(handle.run_id, attempt))
 
     async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
         """What the graph is called with: the stored kwargs, with the run's user as an

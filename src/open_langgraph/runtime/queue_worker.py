@@ -177,17 +177,17 @@ class QueueRunManager(RunManager):
             run["run_id"], lambda event: self._writer.push(relay, event), first_seq=first_seq
         )
 
-    def _start_event_stored(self, handle: RunHandle, attempt: int) -> bool:
+    def _announce_start(self, handle: RunHandle, attempt: int) -> None:
         """The API process stored a first attempt's start event with the run, under the
-        run's first id, so that the run's own stream begins before any worker takes it.
-        The thread's listeners learn of the run only now that it starts, in run order."""
-        if attempt != 1 or handle.stream.first_seq == 0:
-            return False
+        run's first id, so that the run's own stream begins before any worker takes it;
+        here it is only published, so the thread's listeners learn of the run now that it
+        starts, in run order."""
         relay = self._relays.get(handle.run_id)
-        if relay is not None:
-            start = ThreadEvent(*run_start_event(handle.run_id, attempt), handle.run_id, 0)
-            self._writer.push(relay, start)  # stored already: this publishes it
-        return True
+        if attempt != 1 or handle.stream.first_seq == 0 or relay is None:
+            super()._announce_start(handle, attempt)
+            return
+        start = ThreadEvent(*run_start_event(handle.run_id, attempt), handle.run_id, 0)
+        self._writer.push(relay, start)  # stored already: this publishes it
 
     async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
         kwargs = await super()._run_kwargs(handle)
