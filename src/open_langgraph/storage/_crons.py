@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from open_langgraph.storage._records import Shape
-from open_langgraph.storage._sql import SqlBackend, auth_clause, conditions
+from open_langgraph.storage._sql import SqlBackend, auth_clause, conditions, order_clause
 from open_langgraph.storage.base import AuthFilter, SortOrder, utc_now
 from open_langgraph.storage.cron_base import CRON_UPDATABLE, CronStorage
 
@@ -161,12 +161,10 @@ class CronQueries(SqlBackend, CronStorage):
         auth_filter: AuthFilter | None = None,
     ) -> list[dict[str, Any]]:
         where, params = self._cron_filters(assistant_id, thread_id, enabled, metadata, auth_filter)
-        direction = "ASC" if sort_order == "asc" else "DESC"
         # sort_by is one of CRON_SORT_FIELDS, checked by the service: never user text in SQL.
         rows = await self.sql.all(
             f"SELECT {CRON.select} FROM crons WHERE {where} "
-            f"ORDER BY {sort_by} {direction}, {self.dialect.tiebreak} {direction} "
-            "LIMIT ? OFFSET ?",
+            f"{order_clause(self.dialect, sort_by, sort_order)} LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )
         return [self._cron(row) for row in rows]
