@@ -117,7 +117,9 @@ class RedisBus(EventBus):
                 self._pubsub = pubsub
                 self._up()
                 while True:
-                    message = await pubsub.get_message(timeout=1.0)
+                    # Blocking: a read with a timeout costs a timer per message, and a dead
+                    # connection ends the read with an error either way.
+                    message = await pubsub.get_message(timeout=None)
                     if message is not None:
                         self._dispatch(message)
             except asyncio.CancelledError:

@@ -34,11 +34,15 @@ class RunDispatcher(abc.ABC):
         run: dict[str, Any],
         thread_update: ThreadUpdate,
         strategy: MultitaskStrategy | None,
+        *,
+        watch: bool = False,
     ) -> dict[str, Any]:
         """Store a new run (its `status` decided here) and have it executed.
 
         `strategy` is applied when the thread is busy: `reject` raises `Conflict`,
         `interrupt` / `rollback` cancel the runs in flight. None: a new thread (stateless run).
+        `watch`: the caller calls `wait` for this run next, so a dispatcher that learns of
+        ends by subscription may subscribe now, before the run can end, and skip a read.
         """
 
     @abc.abstractmethod
@@ -107,6 +111,8 @@ class LocalDispatcher(RunDispatcher):
         run: dict[str, Any],
         thread_update: ThreadUpdate,
         strategy: MultitaskStrategy | None,
+        *,
+        watch: bool = False,
     ) -> dict[str, Any]:
         thread_id = run["thread_id"]
         if strategy is not None:

@@ -44,6 +44,8 @@ class QueueDispatcher(RunDispatcher):
         self._max_queued = max_queued_events
         self._poll = poll_seconds
         self._pumps: dict[ThreadListener, asyncio.Task[None]] = {}
+        #: Subscriptions taken by `start(watch=True)` for the `wait` that follows it.
+        self._watches: dict[str, Subscription] = {}
         self._background: set[asyncio.Task[None]] = set()
 
     def _poll_seconds(self) -> float:
@@ -55,17 +57,31 @@ class QueueDispatcher(RunDispatcher):
         run: dict[str, Any],
         thread_update: ThreadUpdate,
         strategy: MultitaskStrategy | None,
+        *,
+        watch: bool = False,
     ) -> dict[str, Any]:
         after_seconds = float(run["kwargs"].get("after_seconds") or 0)
         start = StoredEvent(0, *run_start_event(run["run_id"], 1))
-        ended, running = await self._queue.enqueue(
-            run, thread_update, strategy, after_seconds, start
-        )
-        await self._announce(run["thread_id"], ended, running, strategy or "interrupt")
-        await self._bus.publish(messages.WAKE_CHANNEL, b"1")
-        # As in one process, the runs a strategy interrupts have ended when this returns.
-        for run_id in running:
-            await self.wait(run["thread_id"], run_id)
+        if watch:
+            # Subscribed before the run exists, the waiter cannot miss its end, so `wait`
+            # needs no first look in the database.
+            self._watches[run["run_id"]] = await self._bus.subscribe(
+                messages.thread_channel(run["thread_id"])
+            )
+        try:
+            ended, running = await self._queue.enqueue(
+                run, thread_update, strategy, after_seconds, start
+            )
+            await self._announce(run["thread_id"], ended, running, strategy or "interrupt")
+            await self._bus.publish(messages.WAKE_CHANNEL, b"1")
+            # As in one process, the runs a strategy interrupts have ended when this returns.
+            for run_id in running:
+                await self.wait(run["thread_id"], run_id)
+        except BaseException:
+            watching = self._watches.pop(run["run_id"], None)
+            if watching is not None:
+                await self._bus.unsubscribe(watching)
+            raise
         run["status"] = "pending"
         return run
 
@@ -88,14 +104,19 @@ class QueueDispatcher(RunDispatcher):
         return None if run is None else run["thread_id"]
 
     async def wait(self, thread_id: str, run_id: str) -> RunOutcome | None:
-        subscription = await self._bus.subscribe(messages.thread_channel(thread_id))
+        subscription = self._watches.pop(run_id, None)
+        look = subscription is None
+        if subscription is None:
+            subscription = await self._bus.subscribe(messages.thread_channel(thread_id))
         try:
             while True:
-                run = await self._storage.get_run(run_id)
-                if run is None:
-                    return None
-                if run["status"] in FINISHED:
-                    return RunOutcome(run["status"], run["output"], run["error"])
+                if look:
+                    run = await self._storage.get_run(run_id)
+                    if run is None:
+                        return None
+                    if run["status"] in FINISHED:
+                        return RunOutcome(run["status"], run["output"], run["error"])
+                look = True
                 told = await self._until_end_or_quiet(subscription, run_id)
                 if told is not None:
                     return RunOutcome(told["status"], told["output"], told["error"])

@@ -69,12 +69,18 @@ class RunService:
 
     # -- creating --------------------------------------------------------------------------
     async def create(
-        self, thread_id: str | None, payload: RunCreate, *, protocol: bool = False
+        self,
+        thread_id: str | None,
+        payload: RunCreate,
+        *,
+        protocol: bool = False,
+        then_wait: bool = False,
     ) -> dict[str, Any]:
         """Validate and store a run, then hand it to the dispatcher; returns the run.
 
         A `protocol` run (started by a v3 thread-protocol command) streams what the
-        protocol's channels need instead of the request's stream modes.
+        protocol's channels need instead of the request's stream modes. `then_wait`: the
+        caller calls `wait_for` on the run right after (see `RunDispatcher.start`'s `watch`).
         """
         _check_payload(payload)
         stream_modes = (
@@ -194,6 +200,7 @@ class RunService:
                 metadata={"graph_id": graph_id, "assistant_id": assistant["assistant_id"]},
             ),
             None if stateless else payload.multitask_strategy or "enqueue",
+            watch=then_wait,
         )
 
     @staticmethod

@@ -28,7 +28,7 @@ def _run_headers(run: dict[str, Any], suffix: str) -> dict[str, str]:
 
 
 async def _wait(services: Services, thread_id: str | None, body: RunCreate) -> JSONResponse:
-    run = await services.runs.create(thread_id, body)
+    run = await services.runs.create(thread_id, body, then_wait=True)
     outcome = await services.runs.wait_for(run)
     headers = {} if run["kwargs"]["temporary"] else _run_headers(run, "/join")
     return JSONResponse(outcome.output, headers=headers)
