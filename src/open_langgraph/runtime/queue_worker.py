@@ -68,15 +68,16 @@ class EventWriter:
     def __init__(self, queue: PostgresRunQueue, bus: EventBus) -> None:
         self._queue = queue
         self._bus = bus
-        self._pending: list[tuple[RunRelay, ThreadEvent]] = []
+        self._pending: list[tuple[RunRelay, ThreadEvent, bool]] = []
         self._flusher: asyncio.Task[None] | None = None
 
-    def push(self, relay: RunRelay, event: ThreadEvent) -> None:
+    def push(self, relay: RunRelay, event: ThreadEvent, *, stored: bool = False) -> None:
+        """Queue `event` to be stored (unless it is `stored` already) and published."""
         if relay.silenced:
             return
         if event.seq is not None:
             relay.last_seq = max(event.seq, relay.last_seq or 0)
-        self._pending.append((relay, event))
+        self._pending.append((relay, event, stored))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="run-events")
 
@@ -88,21 +89,21 @@ class EventWriter:
 
     async def _flush(self) -> None:
         while self._pending:
-            batch, self._pending = self._pending, []
-            batch = [(relay, event) for relay, event in batch if not relay.silenced]
-            stored = [
+            pending, self._pending = self._pending, []
+            pending = [item for item in pending if not item[0].silenced]
+            new = [
                 (relay.run_id, StoredEvent(e.seq, e.event, e.data))
-                for relay, e in batch
-                if e.seq is not None
+                for relay, e, stored in pending
+                if e.seq is not None and not stored
             ]
-            if stored:
+            if new:
                 try:
                     await retrying(
-                        "storing run events", lambda rows=stored: self._queue.append_events(rows)
+                        "storing run events", lambda rows=new: self._queue.append_events(rows)
                     )
                 except Exception:
-                    logger.exception("%d run events could not be stored", len(stored))
-            await self._bus.publish_many(_messages_of(batch))
+                    logger.exception("%d run events could not be stored", len(new))
+            await self._bus.publish_many(_messages_of([(r, e) for r, e, _ in pending]))
 
 
 def _messages_of(batch: list[tuple[RunRelay, ThreadEvent]]) -> list[tuple[str, bytes]]:
@@ -187,7 +188,7 @@ class QueueRunManager(RunManager):
             super()._announce_start(handle, attempt)
             return
         start = ThreadEvent(*run_start_event(handle.run_id, attempt), handle.run_id, 0)
-        self._writer.push(relay, start)  # stored already: this publishes it
+        self._writer.push(relay, start, stored=True)
 
     async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
         kwargs = await super()._run_kwargs(handle)
