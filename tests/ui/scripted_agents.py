@@ -3,8 +3,8 @@
 so the page can be seen filling in token by token.
 
 The script reads the conversation: "calculate EXPR" asks for the calculator; a tool result is
-answered with its value (or with the rejection, when a person rejected the call); anything
-else gets a plain answer of a dozen words.
+answered with its value (or with the error, when the tool failed or a person rejected the
+call); "fail, please" makes the model raise; anything else gets a plain answer of a dozen words.
 """
 
 from __future__ import annotations
@@ -30,9 +30,11 @@ def scripted_reply(messages: Sequence[BaseMessage]) -> AIMessage:
     last = messages[-1]
     if isinstance(last, ToolMessage):
         if last.status == "error":
-            return AIMessage(content="The calculator call was rejected, so I computed nothing.")
+            return AIMessage(content=f"The tool call failed: {last.content}")
         return AIMessage(content=f"The calculator says {last.content}. That is the answer.")
     text = last.text
+    if text == "fail, please":
+        raise RuntimeError("the scripted model was asked to fail")
     if text.lower().startswith("calculate "):
         call = {
             "name": "calculator",

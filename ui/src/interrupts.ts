@@ -57,6 +57,13 @@ function reviewForm(request: ReviewRequest, resume: Resume): HTMLElement {
         ` ${d[0].toUpperCase()}${d.slice(1)}`,
       ),
     );
+    // Changing the arguments or writing a reason picks the matching decision.
+    const pick = (d: string) => () => {
+      const input = radios.map((r) => r.querySelector("input")).find((r) => r?.value === d);
+      if (input) input.checked = true;
+    };
+    args.addEventListener("input", pick("edit"));
+    reason.addEventListener("input", pick("reject"));
     readers.push(() => {
       const chosen = radios.map((r) => r.querySelector("input")).find((r) => r?.checked)?.value;
       if (chosen === "edit") {
