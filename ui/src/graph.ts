@@ -45,6 +45,11 @@ export function layers(graph: DrawableGraph): Map<string, number> {
     }
     if (!changed) break;
   }
+  // The end goes below everything, wherever its shortest way in comes from.
+  if (layer.has("__end__")) {
+    const others = [...layer].filter(([id]) => id !== "__end__").map(([, l]) => l);
+    layer.set("__end__", Math.max(0, ...others) + 1);
+  }
   return layer;
 }
 
@@ -81,7 +86,9 @@ export function drawGraph(graph: DrawableGraph, title: string): SVGSVGElement {
     const down = b.y > a.y;
     const [x1, y1] = [a.x + w / 2, down ? a.y + hgt : a.y];
     const [x2, y2] = [b.x + w / 2, down ? b.y : b.y + hgt];
-    const bend = down ? 0 : w * 0.9; // loops back up: curve around the side
+    // Back up (a loop) curves round the right; down past a layer curves round the left.
+    const skips = down && b.y - a.y > hgt + gapY;
+    const bend = down ? (skips ? -w * 0.9 : 0) : w * 0.9;
     const d = `M${x1},${y1} C${x1 + bend},${(y1 + y2) / 2} ${x2 + bend},${(y1 + y2) / 2} ${x2},${y2}`;
     root.append(svg("path", { d, fill: "none", stroke: "#444", "stroke-width": 1.5, "stroke-dasharray": e.conditional ? "5 4" : "none", "marker-end": "url(#arrow)" }));
   }
