@@ -88,6 +88,21 @@ def test_errors_are_shown_in_the_page(page: Page, served: ServerProcess) -> None
     expect(page.get_by_role("status")).to_have_text("Status: error")
 
 
+def test_cancel_stops_a_streaming_run(page: Page, served: ServerProcess) -> None:
+    open_chat(page, served, "react_agent")
+    send(page, "a question to cut short")
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.locator(".msg.ai .text").last).to_contain_text("You asked:")
+    page.get_by_role("button", name="Cancel run").click()
+    expect(page.get_by_role("status")).to_have_text("Status: Cancelled")
+    expect(page.get_by_role("button", name="Cancel run")).to_be_disabled()
+    # The run stopped before its reply was complete, and the thread is free for the next one.
+    assert not log.inner_text().endswith("as tokens do.")
+    send(page, "next")
+    expect(log.locator(".msg.ai .text").last).to_contain_text("You asked: next.")
+    expect(page.get_by_role("status")).to_have_text(DONE)
+
+
 def test_first_paint_of_ui_from_a_cold_browser(
     playwright: Playwright, served: ServerProcess
 ) -> None:

@@ -32,6 +32,7 @@ export class ChatView {
   private threadId: string | null = null;
   private runId: string | null = null;
   private lastEventId: string | undefined;
+  private cancelled = false;
   private chunks = new Map<string, Message>();
 
   constructor() {
@@ -86,7 +87,10 @@ export class ChatView {
       ),
     );
     const wanted = new URLSearchParams(location.hash.split("?")[1] ?? "").get("assistant");
-    const pick = this.assistants.find((a) => a.graph_id === wanted || a.assistant_id === wanted);
+    // `?assistant=` names an assistant by id or name, else by graph (its first assistant).
+    const pick =
+      this.assistants.find((a) => a.assistant_id === wanted || a.name === wanted) ??
+      this.assistants.find((a) => a.graph_id === wanted);
     if (pick) this.assistantSelect.value = pick.assistant_id;
     else if (current) this.assistantSelect.value = current;
     await this.loadThreads();
@@ -141,7 +145,8 @@ export class ChatView {
       replace(this.log, (values.messages ?? []).map(renderMessage));
       this.log.scrollTop = this.log.scrollHeight;
       this.showInterrupts(pendingInterrupts(state as never));
-      this.setStatus(thread.status === "idle" ? "Done" : thread.status);
+      const done = this.cancelled ? "Cancelled" : "Done";
+      this.setStatus(thread.status === "idle" ? done : thread.status);
     } catch (err) {
       this.showError(errorText(err));
     }
@@ -191,6 +196,7 @@ export class ChatView {
       const threadId = this.threadId;
       this.runId = null;
       this.lastEventId = undefined;
+      this.cancelled = false;
       this.setStatus("Running");
       const stream = client().runs.stream(threadId, assistant.assistant_id, {
         ...(payload as object),
@@ -281,6 +287,7 @@ export class ChatView {
     if (!this.threadId || !this.runId) return;
     const [threadId, runId] = [this.threadId, this.runId];
     try {
+      this.cancelled = true;
       await call((c) => c.runs.cancel(threadId, runId));
       this.setStatus("Cancelling");
     } catch (err) {
