@@ -37,6 +37,7 @@ from open_langgraph.server.routes import (
     store,
     thread_protocol,
     threads,
+    ui,
 )
 from open_langgraph.server.security import (
     STUDIO_ORIGIN,
@@ -255,6 +256,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs, thread_protocol, store, crons, mcp, a2a):
+    for module in (meta, assistants, threads, runs, thread_protocol, store, crons, mcp, a2a, ui):
         app.include_router(module.router)
     return app

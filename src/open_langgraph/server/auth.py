@@ -2,7 +2,8 @@
 
 It sits inside the request guard, CORS and body-limit middlewares (so a refusal still gets CORS
 headers a browser can read, and a body read for the handler is still size-bounded) and
-outside the routes. `/ok`, `/docs` and `/openapi.json` stay open. The user is kept for the
+outside the routes. `/ok`, `/docs`, `/openapi.json` and the web UI's static page (`/`, `/ui/...`:
+it holds no data, and asks for a token when the API answers 401) stay open. The user is kept for the
 request (`auth.context`) where the services find it when they authorize an action. A pure
 ASGI middleware costs one handler call per request: nothing is imported, read or parsed
 that the handler does not ask for.
@@ -16,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from open_langgraph.auth.authenticate import AuthenticationFailed, Authenticator
 from open_langgraph.auth.context import acting_as
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.routes.ui import is_ui_path
 
 #: Paths answered without a user: the health check and the API's documentation.
 OPEN_PATHS = frozenset({"/ok", "/docs", "/docs/oauth2-redirect", "/openapi.json"})
@@ -57,7 +59,7 @@ class AuthMiddleware:
         if scope["type"] == "websocket":
             await self._websocket(scope, receive, send)
             return
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS or is_ui_path(scope["path"]):
             await self.app(scope, receive, send)
             return
         body: bytes | None = None

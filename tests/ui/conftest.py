@@ -1,0 +1,71 @@
+"""A live `olg serve` with the agents the UI tests chat with, and headless Debian Chromium
+driven by Playwright (no browser download: /usr/bin/chromium, as graphs/web_agent uses).
+
+Every test gets a fresh browser context; at its end the page is saved as
+tests/ui/output/<test name>.png (gitignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+
+from tests.fixtures.server import ServerProcess, write_config
+
+PROJECT = Path(__file__).resolve().parents[2]
+OUTPUT = Path(__file__).parent / "output"
+CHROMIUM = os.environ.get("OLG_TEST_CHROMIUM", "/usr/bin/chromium")
+UI_GRAPHS = {
+    "echo_agent": str(PROJECT / "graphs" / "echo_agent" / "graph.py") + ":graph",
+    "react_agent": "tests.ui.scripted_agents:react_agent",
+    "react_agent_hitl": "tests.ui.scripted_agents:react_agent_hitl",
+}
+
+
+def ui_server(directory: Path, **extra: object) -> ServerProcess:
+    """A started server of the UI graphs (plus `extra` config) on `directory`."""
+    process = ServerProcess(
+        write_config(directory, graphs=UI_GRAPHS, **extra),
+        directory / "olg.db",
+        directory / "server.log",
+        env={"OLG_SEARCH_DOCS": "", "TAVILY_API_KEY": ""},
+    )
+    process.start()
+    return process
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    process = ui_server(tmp_path_factory.mktemp("ui-server"))
+    yield process
+    process.close()
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+    )
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / f"{request.node.name}.png"), full_page=True)
+    context.close()

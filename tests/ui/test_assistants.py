@@ -1,0 +1,39 @@
+"""Assistants in the page: the graph drawn from /assistants/{id}/graph and the context schema as
+a form that saves a new version."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.fixtures.server import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def test_graph_is_drawn_and_the_schema_form_saves_a_new_version(
+    page: Page, served: ServerProcess
+) -> None:
+    created = httpx.post(
+        f"{served.url}/assistants", json={"graph_id": "react_agent", "name": "ui-versions"}
+    ).json()
+    page.goto(f"{served.url}/ui/#/assistants")
+    page.get_by_role("button", name="ui-versions (react_agent) v1").click()
+    graph = page.get_by_role("img", name="Graph of react_agent")
+    expect(graph).to_be_visible()
+    for node in ("__start__", "call_model", "tools", "__end__"):
+        expect(graph.locator("text", has_text=node)).to_have_count(1)
+    expect(page.locator("svg.graph title")).to_contain_text("call_model to tools (conditional)")
+
+    form = page.get_by_role("form", name="New version")
+    form.get_by_label("Max Search Results").fill("7")
+    form.get_by_label("Model").fill("local/smollm2-135m")
+    form.get_by_role("button", name="Save as new version").click()
+    expect(page.locator("ul.versions li")).to_have_count(2)
+    expect(page.get_by_text("Version 2 ·")).to_be_visible()
+
+    saved = httpx.get(f"{served.url}/assistants/{created['assistant_id']}").json()
+    assert saved["version"] == 2
+    assert saved["context"]["max_search_results"] == 7
+    assert saved["context"]["model"] == "local/smollm2-135m"

@@ -1,0 +1,48 @@
+// The page: four views behind hash routes (#/chat, #/threads, #/assistants, #/episodes).
+import "./styles.css";
+import { askToken } from "./api";
+import { AssistantsView } from "./assistants";
+import { ChatView } from "./chat";
+import { EpisodesView } from "./episodes";
+import { ThreadsView } from "./threads";
+
+interface View {
+  root: HTMLElement;
+  load(): Promise<void>;
+}
+
+const factories: Record<string, () => View> = {
+  chat: () => new ChatView(),
+  threads: () => new ThreadsView(),
+  assistants: () => new AssistantsView(),
+  episodes: () => new EpisodesView(),
+};
+const views = new Map<string, View>();
+const main = document.getElementById("view") as HTMLElement;
+
+function route(): void {
+  const name = location.hash.replace(/^#\/?/, "").split("?")[0] || "chat";
+  const key = name in factories ? name : "chat";
+  let view = views.get(key);
+  const fresh = !view;
+  if (!view) {
+    view = factories[key]();
+    views.set(key, view);
+  }
+  main.replaceChildren(view.root);
+  document.querySelectorAll<HTMLAnchorElement>("nav a").forEach((a) => {
+    if (a.dataset.view === key) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  });
+  document.title = `${key[0].toUpperCase()}${key.slice(1)} · Open LangGraph`;
+  if (fresh || key !== "episodes") void view.load();
+}
+
+window.addEventListener("hashchange", route);
+document.getElementById("token-button")?.addEventListener("click", () => {
+  void askToken().then(() => {
+    views.clear();
+    route();
+  });
+});
+route();
