@@ -37,7 +37,9 @@ class LangfuseTracing:
 
         host = os.environ.get("LANGFUSE_BASE_URL") or os.environ.get("LANGFUSE_HOST")
         self._client = Langfuse(base_url=host, tracer_provider=TracerProvider())
-        log_export_failures_once(f"Langfuse at {host or 'the default host'} is not reachable")
+        log_export_failures_once(
+            "/api/public/otel", f"Langfuse at {host or 'the default host'} is not reachable"
+        )
 
     @contextlib.contextmanager
     def run(self, identity: RunIdentity) -> Iterator[list[Any]]:

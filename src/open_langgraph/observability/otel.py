@@ -22,6 +22,8 @@ from open_langgraph.observability.fail_open import log_export_failures_once
 from open_langgraph.observability.run_context import RunIdentity
 
 logger = logging.getLogger(__name__)
+#: Our exporter's failures are the ones that do not name Langfuse's path (`fail_open.py`).
+_ANY_OTHER = ""
 
 
 def requested() -> bool:
@@ -51,7 +53,7 @@ class OtelTracing:
         endpoint = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or os.environ.get(
             "OTEL_EXPORTER_OTLP_ENDPOINT"
         )
-        log_export_failures_once(f"the OTLP endpoint {endpoint} is not reachable")
+        log_export_failures_once(_ANY_OTHER, f"the OTLP endpoint {endpoint} is not reachable")
 
     @contextlib.contextmanager
     def run(self, identity: RunIdentity) -> Iterator[Any]:
