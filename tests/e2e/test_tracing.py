@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from langgraph_sdk import get_client
 
@@ -174,3 +175,13 @@ async def test_a_run_succeeds_with_the_collector_down(tmp_path: Path) -> None:
     assert log.count("Langfuse at " + nobody + " is not reachable") == 1
     assert log.count(f"the OTLP endpoint {nobody} is not reachable") == 1
     assert "sk-lf-test-secret" not in log
+
+
+async def test_metrics_need_the_configured_auth(traced: ServerProcess) -> None:
+    async with httpx.AsyncClient(base_url=traced.url) as http:
+        anonymous = await http.get("/metrics")
+        scraper = await http.get("/metrics", headers={"x-api-key": "key-a"})
+    assert anonymous.status_code == 401
+    assert anonymous.json()["detail"]
+    assert scraper.status_code == 200
+    assert "olg_http_requests_total" in scraper.text

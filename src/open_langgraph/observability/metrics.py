@@ -9,6 +9,7 @@ docs/observability.md.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from prometheus_client import (
@@ -22,6 +23,13 @@ from prometheus_client import (
 from prometheus_client import REGISTRY as DEFAULT_REGISTRY
 
 from open_langgraph.observability import multiprocess
+
+
+def enabled() -> bool:
+    """`OLG_METRICS=off` turns off the per-request and per-model-call recording (and
+    `/metrics` answers 404): the switch the overhead benchmark compares against."""
+    return os.environ.get("OLG_METRICS", "on").strip().lower() not in ("off", "false", "0")
+
 
 # Latency buckets from a fast API call (a few ms) to a long agent run (minutes).
 _REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)

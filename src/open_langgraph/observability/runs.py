@@ -30,6 +30,7 @@ class _Tracers:
 
 
 _tracers = _Tracers()
+_METRICS = metrics.enabled()
 
 
 def install() -> None:
@@ -67,7 +68,7 @@ class RunObservation:
         self._created_at = created_at
         self._began: float | None = None
         self._span: Any = None
-        self.callbacks: list[Any] = [ModelCallMetrics()]
+        self.callbacks: list[Any] = [ModelCallMetrics()] if _METRICS else []
 
     def started(self) -> None:
         self._began = time.monotonic()

@@ -17,6 +17,7 @@ from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.config import AppConfig, CorsConfig
 from open_langgraph.observability import runs as observed_runs
 from open_langgraph.observability.http import RequestMetrics
+from open_langgraph.observability.metrics import enabled as metrics_enabled
 from open_langgraph.redact import install_log_redaction
 from open_langgraph.runtime.broker import Broker
 from open_langgraph.runtime.dispatch import LocalDispatcher, RunDispatcher
@@ -266,8 +267,9 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         from open_langgraph.observability.otel import RequestSpans
 
         app.add_middleware(RequestSpans, tracing=otel)
-    # Outermost: every request is counted and timed, refused ones too.
-    app.add_middleware(RequestMetrics)
+    if metrics_enabled():
+        # Outermost: every request is counted and timed, refused ones too.
+        app.add_middleware(RequestMetrics)
     install_error_handlers(app)
     modules = (meta, metrics, assistants, threads, runs, thread_protocol, store, crons, mcp, a2a)
     for module in modules:

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from open_langgraph.errors import NotFound
 from open_langgraph.observability import metrics
 from open_langgraph.server.responses import JSONResponse
 
@@ -40,6 +41,8 @@ async def system_metrics(
 ) -> Response:
     """Every metric of docs/observability.md; runs in flight are counted in the database at
     scrape time, so API and worker processes agree on them."""
+    if not metrics.enabled():
+        raise NotFound("metrics are turned off on this server (OLG_METRICS=off)")
     storage = request.app.state.storage
     in_flight = await storage.count_runs_in_flight()
     if format == "json":
