@@ -19,6 +19,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from open_langgraph.observability.fail_open import log_export_failures_once
+from open_langgraph.observability.http import route_of
 from open_langgraph.observability.run_context import RunIdentity
 
 logger = logging.getLogger(__name__)
@@ -113,8 +114,6 @@ class RequestSpans:
             try:
                 await self.app(scope, receive, sending)
             finally:
-                from open_langgraph.observability.http import route_of
-
                 route = route_of(scope)
                 span.update_name(f"{method} {route}")
                 span.set_attribute("http.request.method", method)
