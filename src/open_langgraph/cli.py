@@ -16,6 +16,7 @@ from typing import Any
 from open_langgraph import __version__
 from open_langgraph.config import ConfigError, find_config_file, load_config
 from open_langgraph.worker_cli import (
+    add_log_format_argument,
     add_queue_arguments,
     queue_settings,
     worker_argv,
@@ -62,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         help="runs executed at once in this process",
     )
     serve.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
+    add_log_format_argument(serve)
     add_queue_arguments(serve)
     serve.add_argument(
         "--workers",
@@ -93,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
         help="runs executed at once by this worker",
     )
     worker.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
+    add_log_format_argument(worker)
     add_queue_arguments(worker)
     webshop = commands.add_parser(
         "webshop", help="the WebShop environment", description="olg webshop serve --help"
@@ -136,11 +139,15 @@ def _tune_garbage_collector() -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # Before prometheus-client is first imported (by graphs, the app): with --workers, the
+    # children's metrics are added up with ours.
+    from open_langgraph.observability import multiprocess
+
+    multiprocess.prepare(spawns_workers=args.workers > 0)
     import uvicorn
 
     from open_langgraph.auth.loading import load_auth
     from open_langgraph.runtime.graphs import GraphRegistry
-    from open_langgraph.server.app import ServerSettings, create_app
     from open_langgraph.server.security import is_loopback_host
     from open_langgraph.storage.backend import (
         database_label,
@@ -186,9 +193,9 @@ def _serve(args: argparse.Namespace) -> int:
     if database_lock is None:
         return exit_code
 
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    from open_langgraph.observability.logs import configure_logging
+
+    configure_logging(args.log_level, args.log_format)
     if auth is None and not is_loopback_host(args.host):
         logging.getLogger("open_langgraph").warning(
             "serving on %s without authentication: anyone who can reach this address can "
@@ -196,6 +203,8 @@ def _serve(args: argparse.Namespace) -> int:
             args.host,
             config.path.name,
         )
+    from open_langgraph.server.app import ServerSettings, create_app
+
     settings = ServerSettings(
         config=config,
         db_path=Path(args.db),
@@ -242,6 +251,8 @@ def _run_uvicorn(uvicorn: Any, app: Any, args: argparse.Namespace) -> None:
         host=args.host,
         port=args.port,
         log_level="warning" if args.log_level.lower() == "info" else args.log_level.lower(),
+        # JSON logs: uvicorn's loggers go through our root handler instead of its own.
+        **({"log_config": None} if args.log_format == "json" else {}),
         access_log=False,
         loop="auto",
         http="auto",

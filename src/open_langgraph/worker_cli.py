@@ -56,6 +56,18 @@ def add_queue_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_log_format_argument(parser: argparse.ArgumentParser) -> None:
+    from open_langgraph.observability.logs import FORMATS
+
+    parser.add_argument(
+        "--log-format",
+        choices=FORMATS,
+        default=os.environ.get("OLG_LOG_FORMAT", "text"),
+        help="text (default) or json: one JSON object per line, with run_id / thread_id / "
+        "assistant_id on the lines of a run (default: $OLG_LOG_FORMAT)",
+    )
+
+
 def queue_settings(args: argparse.Namespace) -> QueueSettings | str | None:
     """The queue settings the arguments ask for, None without Redis, or what is wrong."""
     if not args.redis_url:
@@ -113,6 +125,8 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
         str(args.grace_seconds),
         "--log-level",
         args.log_level,
+        "--log-format",
+        args.log_format,
     ]
     if args.config:
         argv += ["--config", args.config]
@@ -143,9 +157,9 @@ def worker_main(args: argparse.Namespace) -> int:
     if problem := postgres_settings_problem():
         print(f"olg: {problem}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    from open_langgraph.observability.logs import configure_logging
+
+    configure_logging(args.log_level, args.log_format)
     asyncio.run(_work(args.database_url, settings, graphs, config, args.max_concurrency, store))
     return 0
 
@@ -158,12 +172,15 @@ async def _work(
     concurrency: int,
     store: StoreSettings,
 ) -> None:
+    from open_langgraph.observability import multiprocess
+    from open_langgraph.observability import runs as observed_runs
     from open_langgraph.redact import install_log_redaction
     from open_langgraph.runtime.queue_mode import open_bus, running_worker
     from open_langgraph.runtime.webhooks import WebhookSender
     from open_langgraph.storage.backend import open_storage
 
     install_log_redaction()
+    observed_runs.install()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -188,6 +205,8 @@ async def _work(
             await stop.wait()
     watcher.cancel()
     await webhooks.aclose()
+    observed_runs.uninstall()
+    multiprocess.mark_this_process_dead()
 
 
 async def _stop_when_orphaned(stop: asyncio.Event) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from open_langgraph.auth.users import USER_KEY, stored_run_user
 from open_langgraph.errors import Conflict
+from open_langgraph.observability import runs as observed
 from open_langgraph.runtime.broker import Broker, RunEventStream, run_start_event
 from open_langgraph.runtime.execution import stream_graph
 from open_langgraph.runtime.graphs import GraphRegistry
@@ -58,6 +59,8 @@ class RunHandle:
     outcome: RunOutcome | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     started_at: datetime | None = None
+    observation: observed.RunObservation | None = None
+    """Metrics, log ids and traces of the run while it executes (observability/runs.py)."""
     released: Literal["handback", "lost"] | None = None
     """Set when a worker lets go of the run unfinished: handed back to the queue at
     shutdown, or lost with its lease. Its end is then not this process's to store."""
@@ -215,6 +218,13 @@ class RunManager:
 
     # -- executing -------------------------------------------------------------------------
     async def _execute(self, handle: RunHandle, already_running: bool) -> None:
+        with observed.observe(handle.run) as observation:
+            handle.observation = observation
+            await self._execute_observed(handle, already_running, observation)
+
+    async def _execute_observed(
+        self, handle: RunHandle, already_running: bool, observation: observed.RunObservation
+    ) -> None:
         thread_update: ThreadUpdate | None = None
         graph = None
         # Counts from when the run starts executing, not while it waits for a slot.
@@ -229,6 +239,7 @@ class RunManager:
                 if not already_running:
                     await self._storage.set_run_status(handle.run_id, "running")
                 handle.started_at = utc_now()
+                observation.started()
                 attempt = handle.run.get("attempt") or 1
                 self._announce_start(handle, attempt)
                 kwargs = await self._run_kwargs(handle)
@@ -244,7 +255,9 @@ class RunManager:
                         user=user,
                     ) as graph,
                 ):
-                    final_values = await stream_graph(graph, kwargs, handle.stream)
+                    final_values = await stream_graph(
+                        graph, observation.with_callbacks(kwargs), handle.stream
+                    )
                     outcome, thread_update = await self._completed(graph, handle, final_values)
         except TimeoutError as exc:
             if not timer.expired():
@@ -364,6 +377,14 @@ class RunManager:
             handle.outcome = outcome
             self._handles.pop(handle.run_id, None)
             self._broker.discard(handle.run_id)
+            if handle.released is not None:
+                if handle.observation is not None:
+                    handle.observation.let_go()
+            else:
+                if handle.observation is not None:
+                    handle.observation.ended(outcome.status, outcome.error)
+                else:
+                    observed.ended_unstarted(handle.run, outcome.status)
             handle.done.set()
             if next_handle is not None and next_handle.task is None and not self._closing:
                 self._start(next_handle, already_running=False)

@@ -15,6 +15,9 @@ from starlette.middleware.cors import CORSMiddleware
 from open_langgraph import __version__
 from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.config import AppConfig, CorsConfig
+from open_langgraph.observability import runs as observed_runs
+from open_langgraph.observability.http import RequestMetrics
+from open_langgraph.observability.metrics import enabled as metrics_enabled
 from open_langgraph.redact import install_log_redaction
 from open_langgraph.runtime.broker import Broker
 from open_langgraph.runtime.dispatch import LocalDispatcher, RunDispatcher
@@ -33,6 +36,7 @@ from open_langgraph.server.routes import (
     crons,
     mcp,
     meta,
+    metrics,
     runs,
     store,
     thread_protocol,
@@ -177,9 +181,11 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         install_log_redaction()  # uvicorn has configured its log handlers by now
         async with contextlib.AsyncExitStack() as stack:
+            stack.callback(observed_runs.uninstall)  # last out: flushes the runs' traces
             storage = await stack.enter_async_context(
                 open_storage(settings.database_url, settings.db_path, settings.store)
             )
+            app.state.storage = storage
             graphs.bind(storage.checkpointer, storage.store)
             webhooks = WebhookSender(settings.config.webhooks)
             dispatcher = await stack.enter_async_context(
@@ -255,7 +261,30 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     app.add_middleware(RequestLimitsMiddleware, limits=settings.config.limits)
     _add_cors(app, settings.config.cors)
     _add_request_guard(app, settings)
+    # Tracers are opened before the app is built, so that the request spans' middleware
+    # exists only when OpenTelemetry is configured (nothing is imported otherwise).
+    observed_runs.install()
+    if (otel := observed_runs.otel_tracing()) is not None:
+        from open_langgraph.observability.otel import RequestSpans
+
+        app.add_middleware(RequestSpans, tracing=otel)
+    if metrics_enabled():
+        # Outermost: every request is counted and timed, refused ones too.
+        app.add_middleware(RequestMetrics)
     install_error_handlers(app)
-    for module in (meta, assistants, threads, runs, thread_protocol, store, crons, mcp, a2a, ui):
+    routers = (
+        meta,
+        metrics,
+        assistants,
+        threads,
+        runs,
+        thread_protocol,
+        store,
+        crons,
+        mcp,
+        a2a,
+        ui,
+    )
+    for module in routers:
         app.include_router(module.router)
     return app

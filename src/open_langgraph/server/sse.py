@@ -10,6 +10,8 @@ from typing import Protocol
 
 from starlette.responses import StreamingResponse
 
+from open_langgraph.observability.metrics import ACTIVE_STREAMS
+
 
 def _heartbeat_seconds() -> float:
     """Idle time before a heartbeat comment; proxies often cut silent streams after 30-60 s."""
@@ -93,11 +95,13 @@ def sse_response(
 
     async def body() -> AsyncIterator[bytes]:
         finished = False
+        ACTIVE_STREAMS.inc()
         try:
             async for chunk in _with_heartbeats(events, heartbeat):
                 yield chunk
             finished = True
         finally:
+            ACTIVE_STREAMS.dec()
             if not finished and on_disconnect is not None:
                 await asyncio.shield(on_disconnect())
 

@@ -125,6 +125,12 @@ class RunQueries(SqlBackend):
             (),
         )
 
+    async def count_runs_in_flight(self) -> dict[str, int]:
+        rows = await self.sql.all(
+            f"SELECT status, COUNT(*) FROM runs WHERE status IN {_IN_FLIGHT} GROUP BY status"
+        )
+        return {str(status): int(count) for status, count in rows}
+
     async def release_idle_threads(self) -> int:
         return await self.sql.run(
             "UPDATE threads SET status = 'idle', updated_at = ? WHERE status = 'busy' AND "

@@ -323,6 +323,14 @@ class Storage(abc.ABC):
     async def runs_in_flight(self) -> list[dict[str, Any]]:
         """Runs left `pending` or `running`, oldest first: what a restart must settle."""
 
+    async def count_runs_in_flight(self) -> dict[str, int]:
+        """How many runs are `pending` (the queue depth) and `running`, by status: what
+        `/metrics` shows. The SQL backends count in the database; this reads them all."""
+        counts: dict[str, int] = {}
+        for run in await self.runs_in_flight():
+            counts[run["status"]] = counts.get(run["status"], 0) + 1
+        return counts
+
     @abc.abstractmethod
     async def release_idle_threads(self) -> int:
         """Set threads marked `busy` without a pending or running run back to `idle`.

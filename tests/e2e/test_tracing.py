@@ -1,0 +1,187 @@
+"""Langfuse and OpenTelemetry tracing of a live server, received by a local OTLP/HTTP
+receiver: Langfuse's SDK exports over OTLP to `LANGFUSE_HOST`, the OpenTelemetry SDK to
+`OTEL_EXPORTER_OTLP_ENDPOINT`; both point at the receiver here. The agent is the project's
+`react_agent` with a scripted model that reports token usage (tests/fixtures/scripted_react.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from tests.fixtures.otlp_receiver import OtlpReceiver, ReceivedSpan
+from tests.fixtures.scripted_react import MODEL_NAME, USAGE
+from tests.fixtures.server import TEST_GRAPHS, ServerProcess, free_port, write_config
+
+pytestmark = pytest.mark.e2e
+
+LANGFUSE_PATH = "/api/public/otel/v1/traces"
+QUESTION = {"messages": [{"role": "user", "content": "What is 6 * 7?"}]}
+
+
+def _server(directory: Path, collector_url: str) -> ServerProcess:
+    config = write_config(
+        directory,
+        graphs={**TEST_GRAPHS, "react_agent": "tests.fixtures.scripted_react:graph"},
+        auth={"path": "tests.fixtures.auth_api_key:auth"},
+    )
+    env = {
+        "LANGFUSE_LOGGING": "true",
+        "LANGFUSE_PUBLIC_KEY": "pk-lf-test",
+        "LANGFUSE_SECRET_KEY": "sk-lf-test-secret",
+        "LANGFUSE_HOST": collector_url,
+        "LANGFUSE_FLUSH_INTERVAL": "0.2",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": collector_url,
+        "OTEL_BSP_SCHEDULE_DELAY": "200",
+        "OTEL_SERVICE_NAME": "olg-under-test",
+    }
+    return ServerProcess(config, directory / "olg.db", directory / "server.log", env=env)
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[OtlpReceiver]:
+    with OtlpReceiver() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def traced(
+    tmp_path_factory: pytest.TempPathFactory, receiver: OtlpReceiver
+) -> Iterator[ServerProcess]:
+    process = _server(tmp_path_factory.mktemp("traced"), receiver.url)
+    process.start()
+    yield process
+    process.close()
+
+
+def _text(value: object) -> object:
+    """An attribute the SDK may have stored JSON-encoded (`"abc"`), as its value."""
+    if isinstance(value, str) and value.startswith('"'):
+        return json.loads(value)
+    return value
+
+
+def _children(spans: list[ReceivedSpan], parent: ReceivedSpan) -> list[ReceivedSpan]:
+    return sorted((s for s in spans if s.parent_id == parent.span_id), key=lambda s: s.start)
+
+
+def _descendants(spans: list[ReceivedSpan], root: ReceivedSpan) -> list[ReceivedSpan]:
+    found: list[ReceivedSpan] = []
+    for child in _children(spans, root):
+        found += [child, *_descendants(spans, child)]
+    return sorted(found, key=lambda s: s.start)
+
+
+async def _run_agent(url: str) -> tuple[str, str, str]:
+    client = get_client(url=url, api_key="key-a")
+    try:
+        thread = await client.threads.create()
+        run = await client.runs.create(thread["thread_id"], "react_agent", input=QUESTION)
+        await client.runs.join(thread["thread_id"], run["run_id"])
+        ended = await client.runs.get(thread["thread_id"], run["run_id"])
+        assert ended["status"] == "success"
+        state = await client.threads.get_state(thread["thread_id"])
+        assert state["values"]["messages"][-1]["content"] == "The answer is 42."
+        return run["run_id"], thread["thread_id"], run["assistant_id"]
+    finally:
+        await client.http.client.aclose()
+
+
+async def test_langfuse_traces_a_run_as_run_model_tool_model(
+    traced: ServerProcess, receiver: OtlpReceiver
+) -> None:
+    run_id, thread_id, assistant_id = await _run_agent(traced.url)
+    trace_id = run_id.replace("-", "")
+
+    def complete(spans: list[ReceivedSpan]) -> bool:
+        ours = [s for s in spans if s.path == LANGFUSE_PATH and s.trace_id == trace_id]
+        kinds = [s.attributes.get("langfuse.observation.type") for s in ours]
+        return kinds.count("generation") >= 2 and "tool" in kinds
+
+    spans = [s for s in receiver.wait_for(complete) if s.trace_id == trace_id]
+    langfuse = [s for s in spans if s.path == LANGFUSE_PATH]
+    [root] = [
+        s for s in langfuse if s.parent_id == "" or s.parent_id not in {x.span_id for x in langfuse}
+    ]
+    assert root.name == "react_agent"
+    # The trace's ids, on the root and propagated to every observation under it.
+    for span in langfuse:
+        assert span.attributes.get("session.id") == thread_id, span.name
+        assert span.attributes.get("user.id") == "user-a", span.name
+        assert _text(span.attributes.get("langfuse.trace.metadata.run_id")) == run_id
+    assert _text(root.attributes["langfuse.trace.metadata.assistant_id"]) == assistant_id
+    assert _text(root.attributes["langfuse.trace.metadata.graph_id"]) == "react_agent"
+
+    # In time order under the run: model call (with usage) -> tool -> model call.
+    steps = [
+        s
+        for s in _descendants(langfuse, root)
+        if s.attributes.get("langfuse.observation.type") in ("generation", "tool")
+    ]
+    assert [s.attributes["langfuse.observation.type"] for s in steps] == [
+        "generation",
+        "tool",
+        "generation",
+    ]
+    first, tool, second = steps
+    assert tool.name == "calculator"
+    for call in (first, second):
+        assert call.attributes["langfuse.observation.model.name"] == MODEL_NAME
+        usage = json.loads(call.attributes["langfuse.observation.usage_details"])
+        assert usage["input"] == USAGE["input_tokens"]
+        assert usage["output"] == USAGE["output_tokens"]
+
+
+async def test_opentelemetry_spans_requests_and_runs(
+    traced: ServerProcess, receiver: OtlpReceiver
+) -> None:
+    run_id, thread_id, assistant_id = await _run_agent(traced.url)
+
+    def has_run(spans: list[ReceivedSpan]) -> bool:
+        return any(s.attributes.get("langgraph.run_id") == run_id for s in spans)
+
+    spans = [s for s in receiver.wait_for(has_run) if s.path == "/v1/traces"]
+    [run] = [s for s in spans if s.attributes.get("langgraph.run_id") == run_id]
+    assert run.name == "run react_agent"
+    assert run.attributes["langgraph.thread_id"] == thread_id
+    assert run.attributes["langgraph.assistant_id"] == assistant_id
+    assert run.attributes["langgraph.graph_id"] == "react_agent"
+    assert run.attributes["langgraph.user_id"] == "user-a"
+    assert run.attributes["langgraph.run_status"] == "success"
+    assert run.resource["service.name"] == "olg-under-test"
+    requests = {s.name for s in spans if s.attributes.get("http.route")}
+    assert "POST /threads/{thread_id}/runs" in requests
+    assert "POST /threads" in requests
+    # No Langfuse observation leaks into the OpenTelemetry export, nor the other way round.
+    assert not any("langfuse.observation.type" in s.attributes for s in spans)
+
+
+async def test_a_run_succeeds_with_the_collector_down(tmp_path: Path) -> None:
+    nobody = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    process = _server(tmp_path, nobody)
+    process.start()
+    try:
+        await _run_agent(process.url)
+        await _run_agent(process.url)
+    finally:
+        process.close()
+    log = process.log.read_text()
+    # Told once per destination, whatever the number of failed exports; keys never logged.
+    assert log.count("Langfuse at " + nobody + " is not reachable") == 1
+    assert log.count(f"the OTLP endpoint {nobody} is not reachable") == 1
+    assert "sk-lf-test-secret" not in log
+
+
+async def test_metrics_need_the_configured_auth(traced: ServerProcess) -> None:
+    async with httpx.AsyncClient(base_url=traced.url) as http:
+        anonymous = await http.get("/metrics")
+        scraper = await http.get("/metrics", headers={"x-api-key": "key-a"})
+    assert anonymous.status_code == 401
+    assert anonymous.json()["detail"]
+    assert scraper.status_code == 200
+    assert "olg_http_requests_total" in scraper.text
