@@ -38,20 +38,22 @@ def ui_server(directory: Path, **extra: object) -> ServerProcess:
     return process
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     process = ui_server(tmp_path_factory.mktemp("ui-server"))
     yield process
     process.close()
 
 
-@pytest.fixture(scope="session")
+# Package scope: Playwright's sync API keeps an event loop running in the main thread while
+# it is open, which would break every later test that starts its own loop.
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     browser = playwright.chromium.launch(
         executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
