@@ -17,6 +17,7 @@ from open_langgraph import __version__
 from open_langgraph.config import ConfigError, find_config_file, load_config
 from open_langgraph.worker_cli import (
     add_log_format_argument,
+    add_metrics_arguments,
     add_queue_arguments,
     queue_settings,
     worker_argv,
@@ -97,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
     add_log_format_argument(worker)
     add_queue_arguments(worker)
+    add_metrics_arguments(worker)
     webshop = commands.add_parser(
         "webshop", help="the WebShop environment", description="olg webshop serve --help"
     )

@@ -18,6 +18,7 @@ from open_langgraph.runtime.queue_settings import QueueSettings
 
 if TYPE_CHECKING:
     from open_langgraph.config import AppConfig
+    from open_langgraph.observability.metrics_server import MetricsServer
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.storage.base import StoreSettings
 
@@ -25,6 +26,9 @@ EXIT_CONFIG_ERROR = 2
 #: Set for the workers `olg serve --workers` starts: they stop when that server is gone,
 #: however it ended (kill -9 included), rather than run on unsupervised.
 PARENT_PID_ENV = "OLG_PARENT_PID"
+#: `olg worker --metrics-port`'s variable. Not passed to `olg serve --workers` children:
+#: they would all ask for the one port, and the server's /metrics adds them up already.
+METRICS_PORT_ENV = "OLG_METRICS_PORT"
 logger = logging.getLogger("open_langgraph.worker")
 
 
@@ -68,6 +72,33 @@ def add_log_format_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1-65535)")
+    return port
+
+
+def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--metrics-port",
+        type=_port,
+        default=os.environ.get(METRICS_PORT_ENV) or None,
+        help="serve this worker's Prometheus metrics (runs, durations, model tokens and "
+        "seconds) on http://HOST:PORT/metrics, for workers the API's /metrics cannot see "
+        f"(default: ${METRICS_PORT_ENV}; none)",
+    )
+    parser.add_argument(
+        "--metrics-host",
+        default=os.environ.get("OLG_METRICS_HOST") or os.environ.get("OLG_HOST") or "127.0.0.1",
+        help="address of --metrics-port (default: $OLG_METRICS_HOST, else $OLG_HOST, else "
+        "127.0.0.1)",
+    )
+
+
 def queue_settings(args: argparse.Namespace) -> QueueSettings | str | None:
     """The queue settings the arguments ask for, None without Redis, or what is wrong."""
     if not args.redis_url:
@@ -91,6 +122,7 @@ def worker_processes(argv: list[str], count: int) -> Iterator[list[subprocess.Po
     """`count` `olg worker` children for the length of the block, stopped with SIGTERM
     (so they hand their runs back) when it ends."""
     env = {**os.environ, PARENT_PID_ENV: str(os.getpid())}
+    env.pop(METRICS_PORT_ENV, None)
     children = [
         subprocess.Popen([sys.executable, "-m", "open_langgraph.cli", "worker", *argv], env=env)
         for _ in range(count)
@@ -151,8 +183,16 @@ def worker_main(args: argparse.Namespace) -> int:
             os.environ.setdefault(key, value)
         graphs = GraphRegistry(config)
         store = store_settings(config.path, config.store)
+        metrics_server = _metrics_server(args, config)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    except OSError as exc:
+        print(
+            f"olg: cannot serve metrics on {args.metrics_host}:{args.metrics_port}: "
+            f"{exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return EXIT_CONFIG_ERROR
     if problem := postgres_settings_problem():
         print(f"olg: {problem}", file=sys.stderr)
@@ -160,8 +200,32 @@ def worker_main(args: argparse.Namespace) -> int:
     from open_langgraph.observability.logs import configure_logging
 
     configure_logging(args.log_level, args.log_format)
-    asyncio.run(_work(args.database_url, settings, graphs, config, args.max_concurrency, store))
+    asyncio.run(
+        _work(
+            args.database_url,
+            settings,
+            graphs,
+            config,
+            args.max_concurrency,
+            store,
+            metrics_server,
+        )
+    )
     return 0
+
+
+def _metrics_server(args: argparse.Namespace, config: AppConfig) -> MetricsServer | None:
+    """The `--metrics-port` server, its socket bound now (a port in use is an OSError before
+    any run is taken), behind the config's auth like the API's `/metrics`."""
+    if args.metrics_port is None:
+        return None
+    from open_langgraph.auth.loading import load_auth
+    from open_langgraph.observability.metrics_server import MetricsServer, listen, metrics_app
+
+    auth = load_auth(config)
+    sock = listen(args.metrics_host, args.metrics_port)
+    app = metrics_app(config, args.metrics_host, auth)
+    return MetricsServer(app, sock, args.log_level, json_logs=args.log_format == "json")
 
 
 async def _work(
@@ -171,6 +235,7 @@ async def _work(
     config: AppConfig,
     concurrency: int,
     store: StoreSettings,
+    metrics_server: MetricsServer | None,
 ) -> None:
     from open_langgraph.observability import multiprocess
     from open_langgraph.observability import runs as observed_runs
@@ -192,15 +257,24 @@ async def _work(
         open_bus(settings, database_url) as bus,
     ):
         graphs.bind(storage.checkpointer, storage.store)
-        async with running_worker(
-            storage,
-            bus,
-            graphs,
-            settings,
-            concurrency=concurrency,
-            webhooks=webhooks,
-            run_timeout_seconds=config.limits.run_timeout_seconds,
+        async with (
+            running_worker(
+                storage,
+                bus,
+                graphs,
+                settings,
+                concurrency=concurrency,
+                webhooks=webhooks,
+                run_timeout_seconds=config.limits.run_timeout_seconds,
+            ),
+            metrics_server or contextlib.nullcontext(),
         ):
+            if metrics_server is not None:
+                print(
+                    f"olg: worker metrics on {metrics_server.url}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             print("olg: worker ready", file=sys.stderr, flush=True)
             await stop.wait()
     watcher.cancel()

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
-from prometheus_client.parser import text_string_to_metric_families
 
+from tests.fixtures.metrics_scrape import Samples, scrape, value
 from tests.fixtures.queue_cluster import Member, queue_cluster
 from tests.fixtures.scripted_react import MODEL_NAME, USAGE
 from tests.fixtures.server import TEST_GRAPHS, ServerProcess, free_port, write_config
@@ -23,23 +23,6 @@ pytestmark = pytest.mark.e2e
 
 GRAPHS = {**TEST_GRAPHS, "react_agent": "tests.fixtures.scripted_react:graph"}
 QUESTION = {"messages": [{"role": "user", "content": "What is 6 * 7?"}]}
-Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
-
-
-def scrape(url: str) -> Samples:
-    """Every sample of `/metrics`, keyed by name and labels; the text must parse."""
-    response = httpx.get(f"{url}/metrics", timeout=10)
-    assert response.status_code == 200
-    assert response.headers["content-type"].startswith("text/plain")
-    return {
-        (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(response.text)
-        for sample in family.samples
-    }
-
-
-def value(samples: Samples, name: str, **labels: str) -> float:
-    return samples.get((name, frozenset(labels.items())), 0.0)
 
 
 @pytest.fixture(scope="module")
@@ -144,9 +127,15 @@ async def test_json_format_and_bad_format(served: ServerProcess) -> None:
     assert "detail" in refused.json()
 
 
-async def test_worker_processes_are_added_up(tmp_path: Path) -> None:
+async def test_worker_processes_are_added_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`olg serve --workers 2` (queue mode): runs execute in the children, and the server's
-    `/metrics` counts them, with the children's HTTP-less metrics summed into its own."""
+    `/metrics` counts them, with the children's HTTP-less metrics summed into its own. An
+    `OLG_METRICS_PORT` in the environment is not handed to the children (they would fight
+    over the port, and the server adds them up already)."""
+    worker_port = free_port()
+    monkeypatch.setenv("OLG_METRICS_PORT", str(worker_port))
     with queue_cluster(tmp_path, apis=0, workers=0, graphs=GRAPHS) as cluster:
         port = free_port()
         server = Member(
@@ -175,6 +164,8 @@ async def test_worker_processes_are_added_up(tmp_path: Path) -> None:
             finally:
                 await client.http.client.aclose()
             after = scrape(server.url)
+            with pytest.raises(httpx.ConnectError):  # no child took the port
+                httpx.get(f"http://127.0.0.1:{worker_port}/metrics")
         finally:
             server.stop()
     success = {"graph_id": "react_agent", "status": "success"}
@@ -184,3 +175,4 @@ async def test_worker_processes_are_added_up(tmp_path: Path) -> None:
     tokens = value(after, "olg_model_tokens_total", model=MODEL_NAME, kind="output")
     assert tokens == 3 * 2 * USAGE["output_tokens"]
     assert value(after, "olg_runs_executing") == 0
+    assert "cannot serve metrics" not in (tmp_path / "serve.log").read_text()

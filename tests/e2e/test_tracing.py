@@ -21,6 +21,7 @@ from tests.fixtures.server import TEST_GRAPHS, ServerProcess, free_port, write_c
 pytestmark = pytest.mark.e2e
 
 LANGFUSE_PATH = "/api/public/otel/v1/traces"
+CLIENT = 3  # SpanKind in OTLP's protobuf
 QUESTION = {"messages": [{"role": "user", "content": "What is 6 * 7?"}]}
 
 
@@ -137,15 +138,16 @@ async def test_langfuse_traces_a_run_as_run_model_tool_model(
         assert usage["output"] == USAGE["output_tokens"]
 
 
-async def test_opentelemetry_spans_requests_and_runs(
+async def test_opentelemetry_spans_requests_runs_model_and_tool_calls(
     traced: ServerProcess, receiver: OtlpReceiver
 ) -> None:
     run_id, thread_id, assistant_id = await _run_agent(traced.url)
 
-    def has_run(spans: list[ReceivedSpan]) -> bool:
-        return any(s.attributes.get("langgraph.run_id") == run_id for s in spans)
+    def has_run_and_calls(spans: list[ReceivedSpan]) -> bool:
+        runs = [s for s in spans if s.attributes.get("langgraph.run_id") == run_id]
+        return bool(runs) and len(_children(spans, runs[0])) >= 3
 
-    spans = [s for s in receiver.wait_for(has_run) if s.path == "/v1/traces"]
+    spans = [s for s in receiver.wait_for(has_run_and_calls) if s.path == "/v1/traces"]
     [run] = [s for s in spans if s.attributes.get("langgraph.run_id") == run_id]
     assert run.name == "run react_agent"
     assert run.attributes["langgraph.thread_id"] == thread_id
@@ -157,8 +159,36 @@ async def test_opentelemetry_spans_requests_and_runs(
     requests = {s.name for s in spans if s.attributes.get("http.route")}
     assert "POST /threads/{thread_id}/runs" in requests
     assert "POST /threads" in requests
+
+    # Under the run, in time order: model call (with usage) -> tool -> model call, named and
+    # described with OpenTelemetry's GenAI conventions, in the run's trace and within it.
+    calls = _children(spans, run)
+    assert [s.name for s in calls] == [
+        f"chat {MODEL_NAME}",
+        "execute_tool calculator",
+        f"chat {MODEL_NAME}",
+    ]
+    first, tool, second = calls
+    for call in calls:
+        assert call.trace_id == run.trace_id
+        assert run.start <= call.start <= call.end <= run.end
+    assert first.end <= tool.start and tool.end <= second.start
+    for call in (first, second):
+        assert call.kind == CLIENT
+        assert call.attributes["gen_ai.operation.name"] == "chat"
+        assert call.attributes["gen_ai.request.model"] == MODEL_NAME
+        assert call.attributes["gen_ai.provider.name"] == "scripted"
+        assert call.attributes["gen_ai.usage.input_tokens"] == USAGE["input_tokens"]
+        assert call.attributes["gen_ai.usage.output_tokens"] == USAGE["output_tokens"]
+    assert tool.attributes["gen_ai.operation.name"] == "execute_tool"
+    assert tool.attributes["gen_ai.tool.name"] == "calculator"
+    assert tool.attributes["gen_ai.tool.call.id"] == "call-1"
+    # Nothing of the conversation is exported: no prompt, reply or tool argument.
+    assert not any("6 * 7" in str(value) for s in calls for value in s.attributes.values())
     # No Langfuse observation leaks into the OpenTelemetry export, nor the other way round.
     assert not any("langfuse.observation.type" in s.attributes for s in spans)
+    langfuse = [s for s in receiver.spans if s.path == LANGFUSE_PATH]
+    assert not any("gen_ai.operation.name" in s.attributes for s in langfuse)
 
 
 async def test_a_run_succeeds_with_the_collector_down(tmp_path: Path) -> None:

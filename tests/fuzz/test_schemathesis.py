@@ -130,5 +130,10 @@ def test_no_request_answers_500_or_hangs(
         if problem is not None:
             failures[operation.label] = problem
     print(f"{schema_name} {mode}: {operations} operations, {sent[0]} requests")
-    assert (operations > 40 or ONLY) and sent[0] > 10 * operations
+    assert operations > 40 or ONLY, "the schema lost its operations"
+    # The generator really ran. Over the whole schema, many examples per operation; a few
+    # operations alone (OLG_FUZZ_ONLY) may have a small finite space that hypothesis
+    # exhausts early (`GET /metrics`: no format, `prometheus`, `json`), so there only one
+    # request per operation at least.
+    assert sent[0] >= (operations if ONLY else 10 * operations)
     assert not failures, "\n".join(f"{label}:\n  {curl}" for label, curl in failures.items())

@@ -118,31 +118,37 @@ class _QueueCollector:
         yield family
 
 
-def exposition(in_flight: dict[str, int]) -> tuple[bytes, str]:
-    """The Prometheus text format of every metric, and its content type."""
+def _collecting(in_flight: dict[str, int] | None) -> CollectorRegistry:
+    """A registry of every metric, with `olg_runs_in_flight` when the counts are given (an
+    API process: a worker's own `/metrics` leaves it to the API, so it is not counted twice)."""
     registry = CollectorRegistry()
-    registry.register(_Both(_registry(), _QueueCollector(in_flight)))  # type: ignore[arg-type]
-    return generate_latest(registry), CONTENT_TYPE_LATEST
+    extra = _QueueCollector(in_flight) if in_flight is not None else None
+    registry.register(_Both(_registry(), extra))  # type: ignore[arg-type]
+    return registry
+
+
+def exposition(in_flight: dict[str, int] | None) -> tuple[bytes, str]:
+    """The Prometheus text format of every metric, and its content type."""
+    return generate_latest(_collecting(in_flight)), CONTENT_TYPE_LATEST
 
 
 class _Both:
     """Two collectors' families as one, so the shared default registry is never changed."""
 
-    def __init__(self, registry: CollectorRegistry, extra: _QueueCollector) -> None:
+    def __init__(self, registry: CollectorRegistry, extra: _QueueCollector | None) -> None:
         self._registry = registry
         self._extra = extra
 
     def collect(self) -> Any:
         yield from self._registry.collect()
-        yield from self._extra.collect()
+        if self._extra is not None:
+            yield from self._extra.collect()
 
 
-def as_json(in_flight: dict[str, int]) -> dict[str, Any]:
+def as_json(in_flight: dict[str, int] | None) -> dict[str, Any]:
     """The same metrics as `{name: [{labels, value}, ...]}` (`/metrics?format=json`)."""
-    registry = CollectorRegistry()
-    registry.register(_Both(_registry(), _QueueCollector(in_flight)))  # type: ignore[arg-type]
     families: dict[str, list[dict[str, Any]]] = {}
-    for family in registry.collect():
+    for family in _collecting(in_flight).collect():
         for sample in family.samples:
             families.setdefault(sample.name, []).append(
                 {"labels": dict(sample.labels), "value": sample.value}

@@ -1,5 +1,6 @@
 """OpenTelemetry (`OTEL_EXPORTER_OTLP_ENDPOINT` set): a span per HTTP request and per run,
-exported over OTLP/HTTP by the official SDK from a background thread.
+with the run's model and tool calls under it (`otel_calls.py`), exported over OTLP/HTTP by
+the official SDK from a background thread.
 
 The exporter reads the standard `OTEL_*` variables itself (endpoint, headers, timeout);
 `OTEL_SERVICE_NAME` defaults to `open-langgraph`. A run started by a request is a child of
@@ -67,6 +68,12 @@ class OtelTracing:
             set_status_on_exception=False,
         ) as span:
             yield span
+
+    def call_spans(self, run_span: Any) -> Any:
+        """The run's callback handler making its model and tool calls child spans."""
+        from open_langgraph.observability.otel_calls import CallSpans
+
+        return CallSpans(self.tracer, run_span)
 
     def shutdown(self) -> None:
         try:

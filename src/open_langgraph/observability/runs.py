@@ -68,6 +68,7 @@ class RunObservation:
         self._created_at = created_at
         self._began: float | None = None
         self._span: Any = None
+        self._call_spans: Any = None
         self.callbacks: list[Any] = [ModelCallMetrics()] if _METRICS else []
 
     def started(self) -> None:
@@ -124,11 +125,18 @@ def observe(run: dict[str, Any]) -> Iterator[RunObservation]:
         stack.enter_context(logging_run(identity))
         if _tracers.otel is not None:
             observation._span = _enter(stack, _tracers.otel.run(identity), "OpenTelemetry")
+            if observation._span is not None:
+                observation._call_spans = _tracers.otel.call_spans(observation._span)
+                observation.callbacks.append(observation._call_spans)
         if _tracers.langfuse is not None:
             observation.callbacks += (
                 _enter(stack, _tracers.langfuse.run(identity), "Langfuse") or []
             )
-        yield observation
+        try:
+            yield observation
+        finally:
+            if observation._call_spans is not None:
+                observation._call_spans.close()  # before the run's span ends
 
 
 def ended_unstarted(run: dict[str, Any], status: str) -> None:

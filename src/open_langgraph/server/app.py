@@ -44,7 +44,7 @@ from open_langgraph.server.routes import (
     ui,
 )
 from open_langgraph.server.security import (
-    STUDIO_ORIGIN,
+    DEFAULT_CORS,
     HostPolicy,
     OriginPolicy,
     RequestGuard,
@@ -90,11 +90,6 @@ class ServerSettings:
 
 # Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
 EXPOSED_HEADERS = ["x-pagination-next", "content-location", "location"]
-
-
-# Without `http.cors`, only LangGraph Studio's page may call from a browser: any other page
-# the user visits could otherwise start runs or read threads on a local server.
-DEFAULT_CORS = CorsConfig(allow_origins=[STUDIO_ORIGIN])
 
 
 def _add_cors(app: FastAPI, cors: CorsConfig | None) -> None:

@@ -28,6 +28,10 @@ from open_langgraph.config import CorsConfig
 STUDIO_ORIGIN = "https://smith.langchain.com"
 """LangGraph Studio's page; allowed when the config has no `http.cors`."""
 
+# Without `http.cors`, only LangGraph Studio's page may call from a browser: any other page
+# the user visits could otherwise start runs or read threads on a local server.
+DEFAULT_CORS = CorsConfig(allow_origins=[STUDIO_ORIGIN])
+
 
 def is_loopback_host(host: str | None) -> bool:
     """Whether a bind address (`--host`) only accepts connections from this machine."""
