@@ -36,6 +36,7 @@ class CuttableProxy:
         self.cuts = 0
         self._sent: list[bytearray] = []
         self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.AbstractServer | None = None
@@ -80,7 +81,8 @@ class CuttableProxy:
     async def _cut(self) -> int:
         open_now = list(self._writers)
         for writer in open_now:
-            writer.close()
+            # At once, without flushing what is still buffered: the connection is lost.
+            writer.transport.abort()
         self.cuts += 1
         return len(open_now)
 
@@ -88,6 +90,8 @@ class CuttableProxy:
         if self._server is not None:
             self._server.close()
         await self._cut()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=5)
 
     async def _serve(
         self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter
