@@ -1,6 +1,7 @@
 """A dropped connection mid-stream: the page (served through a proxy whose connections the test
 cuts) reconnects with `Last-Event-ID` and ends with the whole reply exactly once, every token
-in order, neither lost nor repeated, and the run finished."""
+in order, neither lost nor repeated, and the run finished. A page reloaded mid-run follows the
+run when the thread is opened again."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, send
+from tests.ui.helpers import DONE, open_chat, send
 from tests.ui.proxy import CuttableProxy
 from tests.ui.scripted_agents import counting
 
@@ -35,6 +36,11 @@ WATCH_ELEMENTS = """() => {
     }
   }).observe(log, {childList: true, subtree: true, characterData: true});
 }"""
+
+
+def streamed_texts(page: Page) -> list[str]:
+    """The texts the first assistant message element showed, in order (see WATCH_ELEMENTS)."""
+    return [text for n, text in page.evaluate("window.__shown") if n == 0]
 
 
 @pytest.fixture
@@ -66,7 +72,7 @@ def test_stream_survives_dropped_connections_without_losing_or_repeating_tokens(
     expect(page.locator(".error")).to_have_count(0)
 
     shown = page.evaluate("window.__shown")
-    live = [text for n, text in shown if n == 0]
+    live = streamed_texts(page)
     # The streamed element grew token by token through both cuts, each text a prefix of the
     # reply (a lost token or a repeated one would break that), and reached the whole reply
     # before the page redrew the thread from storage.
@@ -95,3 +101,28 @@ def test_stream_survives_dropped_connections_without_losing_or_repeating_tokens(
         ("human", "count to 40"),
         ("ai", reply),
     ]
+
+
+def test_a_page_reloaded_mid_run_follows_the_run_when_the_thread_is_opened(
+    page: Page, served: ServerProcess
+) -> None:
+    open_chat(page, served, "react_agent")
+    send(page, "count to 40")
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.locator(".msg.ai .text")).to_contain_text("Counting: 1 2 3")
+    thread_id = page.get_by_label("Thread").input_value()
+
+    page.reload()
+    expect(page.locator("#assistant-select option:checked")).to_have_text("react_agent")
+    page.evaluate(WATCH_ELEMENTS)
+    page.get_by_label("Thread").select_option(thread_id)
+    reply = counting(40)
+    expect(page.get_by_role("status")).to_have_text("Status: Running")
+    expect(log.locator(".msg.ai .text")).to_have_text(reply, timeout=20_000)
+    expect(page.get_by_role("status")).to_have_text(DONE)
+    expect(log.locator(".msg")).to_have_count(2)
+    live = streamed_texts(page)
+    # The reply was replayed from its first token, then grew live to its end.
+    assert all(reply.startswith(text) for text in live), live
+    assert live[-1] == reply, live
+    assert len({text for text in live if text != reply}) >= 3, live
