@@ -13,11 +13,12 @@ import asyncio
 import contextlib
 import re
 import threading
-from collections.abc import Iterator
-from typing import NamedTuple
+from collections.abc import Coroutine, Iterator
+from typing import Any, NamedTuple, TypeVar
 
 from tests.fixtures.server import free_port
 
+T = TypeVar("T")
 _REQUEST = re.compile(r"(GET|POST|PUT|PATCH|DELETE) (\S+) HTTP/1\.[01]\r\n(.*?)\r\n\r\n", re.S)
 
 
@@ -72,7 +73,8 @@ class CuttableProxy:
         self._thread.join(timeout=5)
         self._loop.close()
 
-    def _call(self, coroutine):  # type: ignore[no-untyped-def]
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run `coroutine` on the proxy's loop and wait for its result."""
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout=10)
 
     async def _start(self) -> None:
