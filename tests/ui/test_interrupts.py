@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send, tab_to
+from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send, serious_violations, tab_to
 
 pytestmark = pytest.mark.e2e
 
@@ -132,6 +132,7 @@ def test_web_agent_clarify_and_plan_approval_are_answered_in_the_page(
     form.get_by_role("button", name="Send answer").click()
     expect(steps.first).to_have_text("Check the shop's home page first")
     expect(steps).to_have_count(4)
+    assert serious_violations(page) == []
 
     # Neither yes nor no asks whether to quit: Yes ends the run before the browser opens.
     form.get_by_label("Run this plan? Answer yes, or no with what to change.").fill("hmm")
