@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
@@ -9,6 +11,8 @@ from tests.fixtures.server import ServerProcess
 #: The run statuses the chat view shows (`Status: ...`).
 DONE = "Status: Done"
 INTERRUPTED = "Status: interrupted"
+#: axe-core as the UI build installs it (pinned in ui/package-lock.json).
+AXE = Path(__file__).resolve().parents[2] / "ui" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def open_chat(page: Page, server: ServerProcess, assistant: str) -> None:
@@ -33,3 +37,15 @@ def tab_to(page: Page, selector: str, limit: int = 40) -> None:
             return
         page.keyboard.press("Tab")
     raise AssertionError(f"{selector} not reached with {limit} presses of Tab")
+
+
+def serious_violations(page: Page) -> list[str]:
+    """What axe-core finds serious or critical on the page as it is now."""
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at "
+        + ", ".join(str(n["target"]) for n in v["nodes"][:3])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]

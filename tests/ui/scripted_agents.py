@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -25,6 +26,12 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 TOKEN_DELAY = 0.12
 
 
+def counting(n: int) -> str:
+    """The reply to "count to `n`": every number once, in order, so that a lost or repeated
+    token shows."""
+    return "Counting: " + " ".join(str(i) for i in range(1, n + 1)) + "."
+
+
 def scripted_reply(messages: Sequence[BaseMessage]) -> AIMessage:
     """What the script answers to a conversation ending in `messages[-1]`."""
     last = messages[-1]
@@ -35,6 +42,8 @@ def scripted_reply(messages: Sequence[BaseMessage]) -> AIMessage:
     text = last.text
     if text == "fail, please":
         raise RuntimeError("the scripted model was asked to fail")
+    if count := re.fullmatch(r"count to (\d+)", text):
+        return AIMessage(content=counting(int(count.group(1))))
     if text.lower().startswith("calculate "):
         call = {
             "name": "calculator",

@@ -9,28 +9,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send
+from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send, serious_violations
 
 pytestmark = pytest.mark.e2e
 
-AXE = Path(__file__).resolve().parents[2] / "ui" / "node_modules" / "axe-core" / "axe.min.js"
 RECORDING = (
     Path(__file__).resolve().parents[1]
     / "evals"
     / "recordings"
     / "laser-qwen1.5b-1k-synthetic-0.json"
 )
-
-
-def serious_violations(page: Page) -> list[str]:
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} at "
-        + ", ".join(str(n["target"]) for n in v["nodes"][:3])
-        for v in result["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 def test_chat_with_a_pending_approval(page: Page, served: ServerProcess) -> None:

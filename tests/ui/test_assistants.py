@@ -32,6 +32,12 @@ def test_graph_is_drawn_and_the_schema_form_saves_a_new_version(
     form.get_by_role("button", name="Save as new version").click()
     expect(page.locator("ul.versions li")).to_have_count(2)
     expect(page.get_by_text("Version 2 ·")).to_be_visible()
+    # The list shows the new version too, with this assistant still the open one.
+    listed = page.get_by_role("list", name="Assistants")
+    expect(listed.get_by_role("button", name="ui-versions (react_agent) v2")).to_have_attribute(
+        "aria-current", "true"
+    )
+    expect(listed.get_by_role("button", name="ui-versions (react_agent) v1")).to_have_count(0)
 
     saved = httpx.get(f"{served.url}/assistants/{created['assistant_id']}").json()
     assert saved["version"] == 2

@@ -1,13 +1,15 @@
 """Interrupts as forms: react_agent_hitl's tool review approved, edited and rejected in the page,
-and the chat plus approval done with the keyboard alone."""
+the chat plus approval done with the keyboard alone, and web_agent's clarify question, plan
+approval and quit confirmation answered in the page."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send, tab_to
+from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send, serious_violations, tab_to
 
 pytestmark = pytest.mark.e2e
 
@@ -95,3 +97,62 @@ def test_chat_and_approval_by_keyboard_alone(page: Page, served: ServerProcess) 
     page.keyboard.type("thanks")
     page.keyboard.press("Enter")
     expect(log.locator(".msg.ai .text").last).to_contain_text("You asked: thanks.")
+
+
+def test_web_agent_clarify_and_plan_approval_are_answered_in_the_page(
+    page: Page, served: ServerProcess
+) -> None:
+    open_chat(page, served, "web_agent")
+    send(page, "Buy the sulfate free shampoo in 32 fl oz")
+
+    # Clarify: the question with what the agent tells the person, answered in free text.
+    form = page.get_by_role("form", name="Answer the agent")
+    expect(form.get_by_role("heading", name="The agent asks")).to_be_visible()
+    expect(form).to_contain_text("I need the shop's address.")
+    expect(page.get_by_role("status")).to_have_text(INTERRUPTED)
+    answer = form.get_by_label("Which shop should I use? Please give its address.")
+    expect(answer).to_be_focused()
+    answer.fill("http://shop.example/fixed_0")
+    form.get_by_role("button", name="Send answer").click()
+
+    # The resumed run planned with that answer and asks to approve the plan, shown as steps.
+    expect(form.get_by_role("heading", name="Approve the plan?")).to_be_visible()
+    steps = form.get_by_role("list", name="Plan").get_by_role("listitem")
+    expect(steps).to_have_text(
+        [
+            "Open the shop and search for the shampoo",
+            "Open the item, choose 32 fl oz, note its name and price",
+            "Buy it",
+        ]
+    )
+    # "No" with feedback re-plans with it.
+    form.get_by_label("Run this plan? Answer yes, or no with what to change.").fill(
+        "no, check the home page first"
+    )
+    form.get_by_role("button", name="Send answer").click()
+    expect(steps.first).to_have_text("Check the shop's home page first")
+    expect(steps).to_have_count(4)
+    assert serious_violations(page) == []
+
+    # Neither yes nor no asks whether to quit: Yes ends the run before the browser opens.
+    form.get_by_label("Run this plan? Answer yes, or no with what to change.").fill("hmm")
+    form.get_by_role("button", name="Send answer").click()
+    expect(form).to_contain_text("Quit without running it?")
+    form.get_by_role("button", name="Yes").click()
+    expect(page.get_by_role("status")).to_have_text(DONE)
+    expect(form).to_have_count(0)
+
+    thread_id = page.get_by_label("Thread").input_value()
+    values = httpx.get(f"{served.url}/threads/{thread_id}/state").json()["values"]
+    assert values["clarifications"] == [
+        {
+            "question": "Which shop should I use? Please give its address.",
+            "answer": "http://shop.example/fixed_0",
+        }
+    ]
+    assert values["plan_feedback"] == "check the home page first"
+    assert values["outcome"] == "quit"
+    runs = httpx.get(f"{served.url}/threads/{thread_id}/runs").json()
+    # The first run and the three answered with text stopped at the next question; the last
+    # (Yes) finished.
+    assert sorted(run["status"] for run in runs) == ["interrupted"] * 4 + ["success"]

@@ -76,17 +76,27 @@ export class AssistantsView {
     );
   }
 
-  async load(): Promise<void> {
+  /** List the assistants (with their current versions) and open `selected`, else the first. */
+  async load(selected?: string): Promise<void> {
     replace(this.errors);
     try {
       const assistants = await call((c) => c.assistants.search({ limit: 100 }));
       replace(
         this.list,
         assistants.map((a) =>
-          h("li", {}, h("button", { type: "button", class: "link", onclick: () => void this.open(a.assistant_id) }, `${a.name} (${a.graph_id}) v${a.version}`)),
+          h(
+            "li",
+            {},
+            h(
+              "button",
+              { type: "button", class: "link", "data-id": a.assistant_id, onclick: () => void this.open(a.assistant_id) },
+              `${a.name} (${a.graph_id}) v${a.version}`,
+            ),
+          ),
         ),
       );
-      if (assistants[0]) await this.open(assistants[0].assistant_id);
+      const pick = assistants.find((a) => a.assistant_id === selected) ?? assistants[0];
+      if (pick) await this.open(pick.assistant_id);
     } catch (err) {
       this.errors.append(errorBox(errorText(err)));
     }
@@ -94,6 +104,10 @@ export class AssistantsView {
 
   private async open(assistantId: string): Promise<void> {
     replace(this.errors);
+    for (const button of this.list.querySelectorAll<HTMLElement>("button[data-id]")) {
+      if (button.dataset.id === assistantId) button.setAttribute("aria-current", "true");
+      else button.removeAttribute("aria-current");
+    }
     try {
       const [assistant, graph, schemas, versions] = await Promise.all([
         call((c) => c.assistants.get(assistantId)),
@@ -138,7 +152,8 @@ export class AssistantsView {
         c.assistants.update(assistant.assistant_id, useContext ? { context: values } : { config: { configurable: values } }),
       );
       announce(`Saved version ${updated.version}`);
-      await this.open(assistant.assistant_id);
+      // The list shows each assistant's version: redraw it too, keeping this one open.
+      await this.load(assistant.assistant_id);
     } catch (err) {
       this.errors.append(errorBox(`Could not save: ${errorText(err)}`));
     }

@@ -128,11 +128,42 @@ export class ChatView {
     replace(this.interruptBox);
     replace(this.errors);
     this.setStatus("Idle");
-    if (threadId) await this.refresh();
+    if (threadId && (await this.refresh()) === "busy") await this.follow(threadId);
   }
 
-  /** Redraw from the thread's stored state: the authoritative messages and interrupts. */
-  private async refresh(): Promise<void> {
+  /** A thread opened while a run works on it (a page reloaded mid-run, another tab's run):
+  join that run's stream from its first event (`Last-Event-ID: -1`), so the reply being
+  written appears whole and grows to its end. */
+  private async follow(threadId: string): Promise<void> {
+    let active;
+    try {
+      const runs = await call((c) => c.runs.list(threadId, { limit: 10 }));
+      active = runs.find((r) => r.status === "running" || r.status === "pending");
+    } catch (err) {
+      this.showError(`Could not list the thread's runs: ${errorText(err)}`);
+      return;
+    }
+    if (!active || this.threadId !== threadId) return;
+    this.runId = active.run_id;
+    this.lastEventId = "-1";
+    this.cancelled = false;
+    this.busy(true);
+    this.setStatus("Running");
+    try {
+      await this.consume(
+        client().runs.joinStream(threadId, active.run_id, { lastEventId: "-1", streamMode: [...STREAM_MODES] }),
+      );
+    } catch (err) {
+      await this.recover(err);
+    } finally {
+      this.busy(false);
+    }
+    await this.refresh();
+  }
+
+  /** Redraw from the thread's stored state: the authoritative messages and interrupts.
+  Gives the thread's status (undefined when it could not be read). */
+  private async refresh(): Promise<string | undefined> {
     if (!this.threadId) return;
     const threadId = this.threadId;
     try {
@@ -147,8 +178,10 @@ export class ChatView {
       this.showInterrupts(pendingInterrupts(state as never));
       const done = this.cancelled ? "Cancelled" : "Done";
       this.setStatus(thread.status === "idle" ? done : thread.status);
+      return thread.status;
     } catch (err) {
       this.showError(errorText(err));
+      return undefined;
     }
   }
 
@@ -240,7 +273,9 @@ export class ChatView {
   }
 
   private async consume(stream: AsyncIterable<StreamPart>): Promise<void> {
+    const threadId = this.threadId;
     for await (const part of stream) {
+      if (this.threadId !== threadId) return; // another thread was opened: stop drawing this one
       if (part.id) this.lastEventId = part.id;
       const event = part.event.split("|")[0];
       if (event === "metadata") {

@@ -109,7 +109,9 @@ function reviewForm(request: ReviewRequest, resume: Resume): HTMLElement {
 function questionForm(v: Record<string, unknown>, resume: Resume): HTMLElement {
   const heading = h("h3", {}, v.type === "plan_approval" ? "Approve the plan?" : "The agent asks");
   const intro = typeof v.message_to_user === "string" && v.message_to_user ? h("p", {}, v.message_to_user) : null;
-  const plan = v.plan !== undefined ? h("div", { class: "plan" }, h("h4", {}, "Plan"), pre(v.plan, "Plan")) : null;
+  const planTitle = uid("plan");
+  const plan =
+    v.plan !== undefined ? h("div", { class: "plan" }, h("h4", { id: planTitle }, "Plan"), planBody(v.plan, planTitle)) : null;
   if (v.type === "confirm_quit") {
     return h(
       "form",
@@ -139,6 +141,14 @@ function questionForm(v: Record<string, unknown>, resume: Resume): HTMLElement {
     resume(answer.value);
   });
   return form;
+}
+
+/** web_agent's plan is a list of steps: shown as a numbered list; anything else as JSON. */
+function planBody(plan: unknown, titleId: string): HTMLElement {
+  if (Array.isArray(plan) && plan.every((step) => typeof step === "string")) {
+    return h("ol", { class: "plan-steps", "aria-labelledby": titleId }, plan.map((step) => h("li", {}, step)));
+  }
+  return pre(plan, "Plan");
 }
 
 function jsonForm(value: unknown, resume: Resume): HTMLElement {
