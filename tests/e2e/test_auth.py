@@ -292,6 +292,15 @@ async def _info(w: World) -> None:
         assert_status(await raw(client, "GET", "/info"), 200)
 
 
+@case("GET", "/metrics")
+async def _metrics(w: World) -> None:
+    # Server-wide counts, no resource of anyone's: any authenticated user may scrape them.
+    for client in (w.b, w.a):
+        response = await raw(client, "GET", "/metrics")
+        assert_status(response, 200)
+        assert "olg_http_requests_total" in response.text
+
+
 # -- assistants: shared, read-only for users without `assistants:write` ----------------------
 async def _assistant_ids(client: LangGraphClient) -> list[str]:
     return sorted(x["assistant_id"] for x in await client.assistants.search(limit=1000))
