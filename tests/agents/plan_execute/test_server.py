@@ -8,10 +8,14 @@ from pathlib import Path
 import pytest
 from langgraph_sdk import get_client
 
+from graphs.plan_execute.context import DEFAULT_MAX_REPLANS
+from graphs.plan_execute.plan_schema import MAX_PLAN_STEPS
 from tests.agents.plan_execute.conftest import DOCUMENTS
 from tests.fixtures.server import ServerProcess, write_config
 
 pytestmark = pytest.mark.e2e
+
+WORST_CASE_SUPERSTEPS = 2 + (DEFAULT_MAX_REPLANS + 1) * (MAX_PLAN_STEPS + 1) + 1
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +51,9 @@ async def test_a_question_ends_in_an_answer_or_a_stated_refusal(server: ServerPr
             # A short cap on free-text replies keeps the run brief; structured replies of the
             # embedded model still get the length their schema needs.
             context={"model": "local/smollm2-135m", "max_tokens": 48},
+            # The graph's own bound, not the test server's default of 10: classifier, planner,
+            # every step of the first plan and of each re-plan, the re-planner, the responder.
+            config={"recursion_limit": WORST_CASE_SUPERSTEPS},
         )
         [run] = await client.runs.list(thread["thread_id"])
     finally:
