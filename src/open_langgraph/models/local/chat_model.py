@@ -29,6 +29,9 @@ from open_langgraph.models.local.catalog import LOCAL_MODELS, LocalModelSpec
 from open_langgraph.models.local.files import ensure_model_file
 from open_langgraph.models.local.grammar import ToolChoiceMode, tool_call_grammar
 from open_langgraph.models.local.messages import (
+    ANSWER_SPEC,
+    AnswerStream,
+    answer_text,
     is_call_start,
     parse_call,
     to_chat_messages,
@@ -38,7 +41,7 @@ from open_langgraph.models.local.runner import Completion, LlamaRunner, get_runn
 
 ToolLike = Mapping[str, Any] | type | Callable[..., Any] | BaseTool
 ReplyKind = Literal["text", "auto", "call"]
-"""What a reply may be: free text (no tools), text or a call ("auto"), or only a call."""
+"""What a reply may be: free text (no tools), an answer or a call ("auto"), or only a call."""
 
 
 class LocalChatModel(BaseChatModel):
@@ -148,6 +151,9 @@ class LocalChatModel(BaseChatModel):
         request["messages"] = to_chat_messages(messages, tools_prompt(allowed, mode))
         request["grammar"] = _grammar_for(specs, choice)
         budget = call_token_budget(allowed)
+        if budget is not None and mode == "auto":
+            # The answer is unbounded, so the bound covers the calls only.
+            budget = max(budget, call_token_budget([ANSWER_SPEC]) or 0)
         if budget is not None:  # never cut a call off mid-JSON when its length is bounded
             request["max_tokens"] = max(request["max_tokens"], min(budget, self._spec.n_ctx // 2))
         return request, "auto" if mode == "auto" else "call"
@@ -172,6 +178,9 @@ class LocalChatModel(BaseChatModel):
             "timings": dict(completion.timings),
         }
         usage = _usage(completion)
+        answer = answer_text(completion.text) if kind == "auto" else None
+        if answer is not None:
+            return AIMessage(content=answer, response_metadata=metadata, usage_metadata=usage)
         if kind != "text" and is_call_start(completion.text):
             call = parse_call(completion.text, completion.finish_reason, max_tokens)
             return AIMessage(
@@ -203,18 +212,25 @@ class LocalChatModel(BaseChatModel):
 
         threading.Thread(target=work, name="olg-local-model", daemon=True).start()
         buffered: list[str] = []
-        # None until the first piece shows whether an "auto" reply is text or a call.
-        streaming_text: bool | None = {"text": True, "auto": None, "call": False}[kind]
+        # An "auto" reply is an answer or a call; its first characters tell which.
+        answer = AnswerStream() if kind == "auto" else None
         while True:
             item = pieces.get()
             if isinstance(item, _Done):
                 break
-            if streaming_text is None:
-                streaming_text = not is_call_start(item)
-            if not streaming_text:
+            if kind == "call" or (answer is not None and answer.is_answer is False):
                 buffered.append(item)
                 continue
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=item))
+            text = item
+            if answer is not None:
+                buffered.append(item)
+                text = answer.feed(item)
+                if answer.is_answer is not True:
+                    continue
+                buffered.clear()
+            if not text:
+                continue
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
             if run_manager:
                 run_manager.on_llm_new_token(item, chunk=chunk)
             yield chunk
@@ -252,11 +268,17 @@ class _Done:
 
 
 def _usage(completion: Completion) -> UsageMetadata:
-    return UsageMetadata(
+    """Token counts; `input_token_details.cache_read` is the prompt prefix llama.cpp re-used
+    from its cache (`timings.cache_n`) instead of reading it again."""
+    usage = UsageMetadata(
         input_tokens=completion.prompt_tokens,
         output_tokens=completion.completion_tokens,
         total_tokens=completion.prompt_tokens + completion.completion_tokens,
     )
+    cached = completion.timings.get("cache_n")
+    if cached is not None:
+        usage["input_token_details"] = {"cache_read": int(cached)}
+    return usage
 
 
 def _grammar_for(specs: Sequence[Mapping[str, Any]], choice: str) -> str | None:
