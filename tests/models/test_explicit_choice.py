@@ -94,3 +94,20 @@ def test_a_tool_named_final_answer_is_refused_at_bind_time() -> None:
     spec = {"name": "final_answer", "description": "x", "parameters": {"type": "object"}}
     with pytest.raises(ValueError, match="reserved"):
         LocalChatModel(model_name="smollm2-135m").bind_tools([spec])
+
+
+def test_answer_choice_keeps_the_prompt_and_admits_only_an_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the repeat guard uses: the same prompt as "auto" (the cache holds), a grammar
+    without calls."""
+    model, runner = _model(monkeypatch, ANSWER_REPLY)
+    question = [HumanMessage("Tell me about socks.")]
+    model.bind_tools([SEARCH]).invoke(question)
+    reply = model.bind_tools([SEARCH], tool_choice=model.answer_choice).invoke(question)
+
+    auto, answer_only = runner.requests
+    assert answer_only["messages"] == auto["messages"]
+    assert answer_only["grammar"].startswith("root ::= answer")
+    assert "call" not in answer_only["grammar"]
+    assert reply.content == json.loads(f'"{ANSWER}"')

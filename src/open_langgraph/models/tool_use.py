@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 
 ANSWER_FROM_EARLIER_RESULT = (
@@ -117,7 +117,7 @@ async def decide_turn(
     # Every call repeats an earlier one: show the model that result and ask for the answer.
     repeated = reply.tool_calls[0]
     note = ANSWER_FROM_EARLIER_RESULT.format(name=repeated["name"])
-    answer = _as_ai(await model.ainvoke([*messages, HumanMessage(note)], config))
+    answer = _as_ai(await _answering(model, tools).ainvoke([*messages, HumanMessage(note)], config))
     text = _text(answer).strip()
     if not text:  # still no answer: the user at least gets what the tool found
         earlier = earlier_result(messages, repeated)
@@ -128,6 +128,16 @@ async def decide_turn(
         response_metadata={**answer.response_metadata, "repeated_call": repeated["name"]},
         usage_metadata=answer.usage_metadata,
     )
+
+
+def _answering(model: BaseChatModel, tools: Sequence[BaseTool]) -> Runnable[Any, BaseMessage]:
+    """The model made to answer. An embedded model keeps its tools described and only its
+    grammar changes (`answer_choice`), so the prompt it has cached still matches; other
+    models are asked without tools."""
+    choice = getattr(type(model), "answer_choice", None)
+    if isinstance(choice, str):
+        return model.bind_tools(tools, tool_choice=choice)
+    return model
 
 
 def _as_ai(message: BaseMessage) -> AIMessage:

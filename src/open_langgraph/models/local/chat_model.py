@@ -11,7 +11,7 @@ import json
 import queue
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -27,7 +27,12 @@ from open_langgraph.models.errors import ModelNameError
 from open_langgraph.models.local.budget import call_token_budget
 from open_langgraph.models.local.catalog import LOCAL_MODELS, LocalModelSpec
 from open_langgraph.models.local.files import ensure_model_file
-from open_langgraph.models.local.grammar import ToolChoiceMode, tool_call_grammar
+from open_langgraph.models.local.grammar import (
+    FINAL_ANSWER,
+    ToolChoiceMode,
+    answer_grammar,
+    tool_call_grammar,
+)
 from open_langgraph.models.local.messages import (
     ANSWER_SPEC,
     AnswerStream,
@@ -54,6 +59,10 @@ class LocalChatModel(BaseChatModel):
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    answer_choice: ClassVar[str] = FINAL_ANSWER
+    """The `tool_choice` that makes a reply an answer while the tools stay described
+    (`open_langgraph.models.tool_use` looks for it)."""
 
     model_name: str = "qwen2.5-coder-1.5b"
     """A name from the local catalogue (`qwen2.5-coder-1.5b`, `smollm2-135m`)."""
@@ -98,9 +107,11 @@ class LocalChatModel(BaseChatModel):
 
         Args:
             tools: LangChain tools, Pydantic models, TypedDicts, functions or OpenAI specs.
-            tool_choice: `"auto"`/`None` (text or a call), `"any"`/`"required"`/`True` (a call
-                to any tool), a tool name or `{"type": "function", "function": {"name": ...}}`
-                (a call to that tool), or `"none"` (text only).
+            tool_choice: `"auto"`/`None` (an answer or a call), `"any"`/`"required"`/`True` (a
+                call to any tool), a tool name or `{"type": "function", "function": {"name":
+                ...}}` (a call to that tool), `"final_answer"` (an answer, with the tools still
+                described, so the prompt cache of an "auto" conversation holds), or `"none"`
+                (text only).
 
         Raises:
             UnsupportedSchemaError: a schema uses a keyword the grammar cannot enforce.
@@ -116,6 +127,8 @@ class LocalChatModel(BaseChatModel):
             choice = "any"
         elif tool_choice == "none" or tool_choice is False:
             choice = "none"
+        elif tool_choice == FINAL_ANSWER:
+            choice = FINAL_ANSWER
         elif isinstance(tool_choice, str) and tool_choice in names:
             choice = tool_choice
         else:
@@ -146,8 +159,11 @@ class LocalChatModel(BaseChatModel):
         if not specs:
             request["messages"] = to_chat_messages(messages)
             return request, "text"
-        allowed = specs if choice in ("auto", "any") else [s for s in specs if s["name"] == choice]
-        mode: ToolChoiceMode = "auto" if choice == "auto" else "any"
+        answering = choice in ("auto", FINAL_ANSWER)
+        allowed = (
+            specs if answering or choice == "any" else [s for s in specs if s["name"] == choice]
+        )
+        mode: ToolChoiceMode = "auto" if answering else "any"
         request["messages"] = to_chat_messages(messages, tools_prompt(allowed, mode))
         request["grammar"] = _grammar_for(specs, choice)
         budget = call_token_budget(allowed)
@@ -284,6 +300,8 @@ def _usage(completion: Completion) -> UsageMetadata:
 def _grammar_for(specs: Sequence[Mapping[str, Any]], choice: str) -> str | None:
     if choice == "none" or not specs:
         return None
+    if choice == FINAL_ANSWER:
+        return answer_grammar()
     if choice in ("auto", "any"):
         return tool_call_grammar(specs, "auto" if choice == "auto" else "any")
     return tool_call_grammar([s for s in specs if s["name"] == choice], "any")

@@ -332,6 +332,20 @@ def tool_call_grammar(tools: Sequence[Mapping[str, Any]], mode: ToolChoiceMode) 
         return builder.render(call)
     if any(t["name"] == FINAL_ANSWER for t in tools):
         raise ValueError(f"{FINAL_ANSWER!r} is reserved for the answer; rename that tool")
+    return builder.render(f"{call} | {_answer_rule(builder)}")
+
+
+def answer_grammar() -> str:
+    """A grammar admitting only an answer, spelled as the "auto" grammar spells it.
+
+    For a reply that must answer (the repeat guard's): the request keeps the "auto" prompt,
+    so the model's prompt cache still holds, and only the grammar changes.
+    """
+    builder = GrammarBuilder()
+    return builder.render(_answer_rule(builder))
+
+
+def _answer_rule(builder: GrammarBuilder) -> str:
     # The answer is spelled like a call, so the model's first decision is which function to
     # write: a tool, or the answer. Its text admits no "{" (so no call JSON inside an answer)
     # and only the short escapes (so "\u007b" cannot smuggle one in either).
@@ -339,5 +353,4 @@ def tool_call_grammar(tools: Sequence[Mapping[str, Any]], mode: ToolChoiceMode) 
     char = builder.add_rule("answer-char", answer_char)
     head = gbnf_literal(ANSWER_PREFIX)
     # Unbounded: `max_tokens` ends a long answer, which is then kept as far as it got.
-    answer = builder.add_rule("answer", f'{head} {char}+ "\\"}}}}"')
-    return builder.render(f"{call} | {answer}")
+    return builder.add_rule("answer", f'{head} {char}+ "\\"}}}}"')
