@@ -67,7 +67,9 @@ def _today(answer: str) -> bool:
 
 
 def _contains(*needles: str) -> Callable[[str], bool]:
-    return lambda answer: any(n.lower() in answer.lower() for n in needles)
+    """Any of `needles` as a whole word (OLG_MODEL_CACHE is not OLG_MODEL)."""
+    patterns = [re.compile(rf"(?<!\w){re.escape(n)}(?!\w)", re.IGNORECASE) for n in needles]
+    return lambda answer: any(p.search(answer) for p in patterns)
 
 
 @dataclass(frozen=True)

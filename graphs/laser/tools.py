@@ -115,7 +115,7 @@ def option_arguments(view: ItemView) -> dict[str, str]:
     names: dict[str, str] = {}
     for option in view.options:
         arg = option_argument(option)
-        while arg in names:
+        while arg in names or arg in DECISION_ARGS:
             arg += "_"
         names[arg] = option
     return names
