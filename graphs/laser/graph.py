@@ -254,7 +254,8 @@ def item_node(
     base = _base(state, env)
     model = resolve_model(ctx)
     view = item_view(env)
-    tools = item_tools(view)
+    # One subpage per visit of an item: after reading, the decision is to buy or go back.
+    tools = item_tools(view, may_read=not base["info"].get("last_subpage"))
     steps_left = min(ctx.backup_after, ctx.max_steps) - base["steps"]
     system = SYSTEM_PROMPTS["Item"]
     user = state_message(

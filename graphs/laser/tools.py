@@ -132,14 +132,20 @@ def buy_now_tool(view: ItemView) -> Tool:
     )
 
 
-def item_tools(view: ItemView) -> list[Tool]:
-    return [
-        buy_now_tool(view),
+SUBPAGES = ("Description", "Features", "Reviews")
+
+
+def item_tools(view: ItemView, *, may_read: bool = True) -> list[Tool]:
+    """Buy, read a subpage, or go back. With `may_read` False (a subpage of this item was
+    read already) only buying or going back is left: the 1.5B model otherwise read the same
+    description ten times, scoring it 10/10, and never bought."""
+    reading = [
         _tool("Description", "Read the item's description.", scored=True),
         _tool("Features", "Read the item's feature list.", scored=True),
         _tool("Reviews", "Read the item's reviews.", scored=True),
-        _tool("Prev", "Go back to the results page: this item does not fit.", scored=True),
     ]
+    back = _tool("Prev", "Go back to the results page: this item does not fit.", scored=True)
+    return [buy_now_tool(view), *(reading if may_read else []), back]
 
 
 def tool_names(tools: list[Tool]) -> list[str]:

@@ -94,3 +94,8 @@ def test_mapping_parser_reads_the_action_and_its_arguments() -> None:
     )
     assert parse_action_text("Next", tools) == ("Next", {})
     assert parse_action_text("buy it", tools) is None
+
+
+def test_after_reading_a_subpage_an_item_offers_only_buy_or_back() -> None:
+    view = ItemView("X1", "Socks", "$3", "4", options={"size": ["s", "m"]})
+    assert tool_names(item_tools(view, may_read=False)) == ["Buy_Now", "Prev"]
