@@ -46,11 +46,6 @@ def _text(message: BaseMessage) -> str:
     ).strip()
 
 
-def think(model: BaseChatModel, system: str, user: str, max_tokens: int) -> str:
-    reply = model.bind(max_tokens=max_tokens).invoke([SystemMessage(system), HumanMessage(user)])
-    return _text(reply)
-
-
 def act(model: BaseChatModel, system: str, user: str, thought: str, tools: list[Tool]) -> Decision:
     """One function call of ``tools``, forced when the model supports tool choice."""
     names = tool_names(tools)
