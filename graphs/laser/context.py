@@ -43,7 +43,8 @@ class LaserContext:
     """After this many transitions, stop exploring and buy the best item from memory."""
     memory_size: int = 30
     thought_tokens: int = 96
-    """Token cap for each rationale (the think step)."""
+    """Unused since the thought rides in the step's call (its `thought` argument is bounded
+    by the schema); kept so existing contexts and `olg eval --thought-tokens` still work."""
     env: Any = None
     """An injected ``WebShopEnv`` already reset to its goal."""
     chat_model: Any = None

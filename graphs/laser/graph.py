@@ -15,12 +15,12 @@ from langgraph.runtime import Runtime
 
 from graphs.laser import memory as mem
 from graphs.laser.context import LaserContext, check_context, resolve_env, resolve_model
-from graphs.laser.decide import Decision, act, think
+from graphs.laser.decide import Decision, act, decide
 from graphs.laser.prompts import (
     BACKUP_OPTIONS_TURN,
+    DECIDE_TURN,
+    DECIDE_TURN_ITEM,
     SYSTEM_PROMPTS,
-    THINK_TURN,
-    THINK_TURN_ITEM,
     state_message,
 )
 from graphs.laser.state import LaserState
@@ -167,8 +167,7 @@ def search_node(
         base["memory"],
         steps_left,
     )
-    thought = think(model, system, f"{user}\n\n{THINK_TURN}", ctx.thought_tokens)
-    decision = act(model, system, f"{user}\n\n{THINK_TURN}", thought, search_tools())
+    decision = decide(model, system, f"{user}\n\n{DECIDE_TURN}", search_tools())
     log: list[str] = []
     target = "Search"
     if decision.name == "Search":
@@ -205,9 +204,7 @@ def result_node(
         base["memory"],
         steps_left,
     )
-    user = f"{user}\n\n{THINK_TURN}"
-    thought = think(model, system, user, ctx.thought_tokens)
-    decision = act(model, system, user, thought, tools)
+    decision = decide(model, system, f"{user}\n\n{DECIDE_TURN}", tools)
     log: list[str] = []
     target, extra = "Result", {}
     step = base["steps"] + 1
@@ -225,7 +222,7 @@ def result_node(
                 "page": view.page,
                 "keywords": base["info"].get("keywords", ""),
                 "snapshot_excerpt": clip(render_item(item_view(env)), SNAPSHOT_CHARS),
-                "rationale": thought,
+                "rationale": decision.thought,
                 "source_state": "Result",
                 "actions_taken": ["select_item"],
             },
@@ -257,7 +254,8 @@ def item_node(
     base = _base(state, env)
     model = resolve_model(ctx)
     view = item_view(env)
-    tools = item_tools(view)
+    # One subpage per visit of an item: after reading, the decision is to buy or go back.
+    tools = item_tools(view, may_read=not base["info"].get("last_subpage"))
     steps_left = min(ctx.backup_after, ctx.max_steps) - base["steps"]
     system = SYSTEM_PROMPTS["Item"]
     user = state_message(
@@ -268,14 +266,14 @@ def item_node(
         base["memory"],
         steps_left,
     )
-    user = f"{user}\n\n{THINK_TURN_ITEM}"
-    thought = think(model, system, user, ctx.thought_tokens)
-    decision = act(model, system, user, thought, tools)
+    decision = decide(model, system, f"{user}\n\n{DECIDE_TURN_ITEM}", tools)
     step = base["steps"] + 1
     log: list[str] = []
     target, extra = "Item", {}
-    update: dict[str, Any] = {"item_id": view.item_id, "rationale": thought}
-    update["score"] = mem.parse_score(thought)
+    update: dict[str, Any] = {"item_id": view.item_id, "rationale": decision.thought}
+    update["score"] = (
+        decision.score if decision.score is not None else mem.parse_score(decision.thought)
+    )
     if decision.name in ("Description", "Features", "Reviews"):
         _step(env, f"click[{decision.name}]", log)
         text = subpage_text(env.session.page)

@@ -40,13 +40,14 @@ SYSTEM_PROMPTS = {
     ),
 }
 
-THINK_TURN = (
-    "Decide the next action in this state. Do not repeat the instruction. In one or two short "
-    "sentences, say which function you will call, with which arguments, and why."
+DECIDE_TURN = (
+    "Call exactly one function of this state. Start its arguments with your thought: one "
+    "short sentence saying why this action fits the instruction. Do not repeat the instruction."
 )
-THINK_TURN_ITEM = (
-    f"{THINK_TURN} To buy, every option value must be the one the instruction names, exactly. "
-    "End with 'Match score: N/10', how well this item fits the instruction."
+DECIDE_TURN_ITEM = (
+    f"{DECIDE_TURN} Also give match_score, how well this item fits the instruction (0-10). "
+    "Buy it when its product, attributes and price fit; then choose for every option type the "
+    "value the instruction names. Read a subpage only if the page above cannot tell you."
 )
 ACT_TURN = "Now call exactly one of the functions of this state, as your reasoning decided."
 MAPPING_PROMPT = (

@@ -15,16 +15,48 @@ from graphs.laser.views import ItemView, ResultsView
 
 Tool = dict[str, Any]
 KEYWORDS_MAX_CHARS = 80
+THOUGHT_MAX_CHARS = 200
+THOUGHT = "thought"
+MATCH_SCORE = "match_score"
+DECISION_ARGS = (THOUGHT, MATCH_SCORE)
+"""Arguments every call of a state carries besides the action's own: why (and, on an item
+page, how well it fits). One call per step thinks and acts, as in LASER's function calls."""
 _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+_THOUGHT_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": THOUGHT_MAX_CHARS,
+    "description": "one short sentence: why this action, given the instruction",
+}
+_SCORE_SCHEMA = {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 10,
+    "description": "how well this item fits the instruction, 0 (not at all) to 10 (exactly)",
+}
 
 
-def _tool(name: str, description: str, parameters: Mapping[str, Any] | None = None) -> Tool:
+def _tool(
+    name: str,
+    description: str,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    scored: bool = False,
+) -> Tool:
+    """A state function; its arguments start with the thought (and the match score when
+    `scored`), so the model reasons before it fills the action's own arguments."""
+    params = dict(parameters or _NO_ARGS)
+    first: dict[str, Any] = {THOUGHT: _THOUGHT_SCHEMA}
+    if scored:
+        first[MATCH_SCORE] = _SCORE_SCHEMA
+    properties = {**first, **params.get("properties", {})}
+    required = [*first, *params.get("required", [])]
     return {
         "type": "function",
         "function": {
             "name": name,
             "description": description,
-            "parameters": dict(parameters or _NO_ARGS),
+            "parameters": {"type": "object", "properties": properties, "required": required},
         },
     }
 
@@ -48,6 +80,9 @@ def search_tools() -> list[Tool]:
 
 
 def result_tools(view: ResultsView) -> list[Tool]:
+    """Open an item, page on, or search again. `Next` is offered only once an item of this
+    page has been opened: the 1.5B model otherwise paged through results without opening
+    anything, and the backup bought blind."""
     tools: list[Tool] = []
     ids = [item.item_id for item in view.items]
     if ids:
@@ -62,7 +97,7 @@ def result_tools(view: ResultsView) -> list[Tool]:
                 },
             )
         )
-    if view.has_next:
+    if view.has_next and (not ids or any(item.visited for item in view.items)):
         tools.append(_tool("Next", "Show the next page of results."))
     tools.append(_tool("Back_to_Search", "Go back to the search page to search again."))
     return tools
@@ -80,7 +115,7 @@ def option_arguments(view: ItemView) -> dict[str, str]:
     names: dict[str, str] = {}
     for option in view.options:
         arg = option_argument(option)
-        while arg in names:
+        while arg in names or arg in DECISION_ARGS:
             arg += "_"
         names[arg] = option
     return names
@@ -93,17 +128,24 @@ def buy_now_tool(view: ItemView) -> Tool:
         "Buy_Now",
         "Buy this item, choosing for every option type the value the instruction asks for.",
         {"type": "object", "properties": properties, "required": list(properties)},
+        scored=True,
     )
 
 
-def item_tools(view: ItemView) -> list[Tool]:
-    return [
-        _tool("Description", "Read the item's description."),
-        _tool("Features", "Read the item's feature list."),
-        _tool("Reviews", "Read the item's reviews."),
-        buy_now_tool(view),
-        _tool("Prev", "Go back to the results page: this item does not fit."),
+SUBPAGES = ("Description", "Features", "Reviews")
+
+
+def item_tools(view: ItemView, *, may_read: bool = True) -> list[Tool]:
+    """Buy, read a subpage, or go back. With `may_read` False (a subpage of this item was
+    read already) only buying or going back is left: the 1.5B model otherwise read the same
+    description ten times, scoring it 10/10, and never bought."""
+    reading = [
+        _tool("Description", "Read the item's description.", scored=True),
+        _tool("Features", "Read the item's feature list.", scored=True),
+        _tool("Reviews", "Read the item's reviews.", scored=True),
     ]
+    back = _tool("Prev", "Go back to the results page: this item does not fit.", scored=True)
+    return [buy_now_tool(view), *(reading if may_read else []), back]
 
 
 def tool_names(tools: list[Tool]) -> list[str]:
@@ -127,6 +169,8 @@ def check_call(tools: list[Tool], name: str, args: Mapping[str, Any]) -> dict[st
     properties: dict[str, Any] = schema.get("properties", {})
     clean: dict[str, Any] = {}
     for key, prop in properties.items():
+        if key in DECISION_ARGS:  # read by the caller; a hosted model may leave them out
+            continue
         if key not in args:
             if key in schema.get("required", []) and "null" not in _types(prop):
                 return None

@@ -35,7 +35,7 @@ class Context:
 
     system_prompt: str = field(
         default=SYSTEM_PROMPT,
-        metadata={"description": "System prompt; `{system_time}` becomes the current UTC time."},
+        metadata={"description": "System prompt; `{system_time}` becomes today's UTC date."},
     )
     model: str = field(
         default_factory=default_model,

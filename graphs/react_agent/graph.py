@@ -1,6 +1,9 @@
 """The ReAct loop: the model answers or asks for tools; tools run; the model sees their results.
 
 START -> call_model -> (tool calls?) -> tools -> call_model ... -> END
+
+The model's turn goes through `open_langgraph.models.tool_use.decide_turn`, which never runs
+an identical call twice in one turn and never lets an answer tell the user to use a tool.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from graphs.react_agent.prompts import render_system_prompt
 from graphs.react_agent.state import InputState, State
 from graphs.react_agent.tools import TOOLS
 from open_langgraph.models import load_chat_model
+from open_langgraph.models.tool_use import decide_turn
 
 OUT_OF_STEPS_ANSWER = (
     "Sorry, I could not find an answer to your question in the specified number of steps."
@@ -45,11 +49,9 @@ def make_call_model(tools: Sequence[BaseTool], *, steps_per_tool_round: int = 2)
         state: State, runtime: Runtime[Context], config: RunnableConfig
     ) -> dict[str, Any]:
         settings = Context.resolve(runtime.context, config)
-        model = load_chat_model(settings.model).bind_tools(tools)
+        model = load_chat_model(settings.model)
         system = SystemMessage(content=render_system_prompt(settings.system_prompt))
-        response = await model.ainvoke([system, *state["messages"]], config)
-        if not isinstance(response, AIMessage):
-            response = AIMessage(content=response.content, id=response.id)
+        response = await decide_turn(model, [system, *state["messages"]], tools, config)
         if response.tool_calls and out_of_steps(state, steps_per_tool_round):
             return {"messages": [AIMessage(content=OUT_OF_STEPS_ANSWER, id=response.id)]}
         return {"messages": [response]}

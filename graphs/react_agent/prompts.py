@@ -5,21 +5,27 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 SYSTEM_PROMPT = """You are a helpful assistant that answers with the help of tools.
-Use `search` to look facts up, `calculator` for any arithmetic, and `get_current_time` for the
-date or time. Call one tool at a time; when the results are enough, answer briefly and plainly.
+- `search` looks facts up in the documents, which describe Open LangGraph (its server, models,
+  agents, settings and WebShop). For any question about these, or any fact you are not sure
+  of, search first, with the few most distinctive words of the question as the query.
+- `calculator` does all arithmetic, even simple sums: never compute in your head.
+- `get_current_time` gives the exact time; today's date is at the end of this message.
+Call one tool at a time. Answer from the tool results, briefly and plainly.
 
-System time: {system_time}"""
+Today's date: {system_time}"""
 
 SYSTEM_TIME_PLACEHOLDER = "{system_time}"
 
 
 def render_system_prompt(template: str, now: datetime | None = None) -> str:
-    """The template with `{system_time}` replaced by the current UTC time, to the minute.
+    """The template with `{system_time}` replaced by today's UTC date.
 
     Plain replacement rather than `str.format`, so a user's prompt may contain other braces
-    (JSON examples, code) without failing the run. Minutes, not seconds: an embedded model
-    reuses its cached prompt only up to the first changed token, and the tool descriptions
-    come after the system prompt, so a new second would re-read ~400 tokens every call.
+    (JSON examples, code) without failing the run. The date, not the time: an embedded model
+    re-uses its cached prompt only up to the first changed token, and the tool descriptions
+    and the whole conversation come after the system prompt, so a time to the minute made the
+    model re-read everything each new minute (2,337 cached tokens fell to 82). The exact time
+    is one `get_current_time` call away.
     """
     moment = now or datetime.now(tz=UTC)
-    return template.replace(SYSTEM_TIME_PLACEHOLDER, moment.isoformat(timespec="minutes"))
+    return template.replace(SYSTEM_TIME_PLACEHOLDER, moment.date().isoformat())

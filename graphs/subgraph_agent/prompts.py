@@ -7,11 +7,11 @@ question: `search` for documents, `calculator` for arithmetic, `get_current_time
 Then reply with the facts you found and where they came from, briefly. Do not write the final
 answer for the user.
 
-System time: {system_time}"""
+Today's date: {system_time}"""
 
 WRITER_PROMPT = """You write the final answer for the user from a researcher's notes. Answer
 the user's latest message clearly and briefly; say so when the notes do not answer it.
 
-System time: {system_time}"""
+Today's date: {system_time}"""
 
 NOTES_HEADING = "Researcher's notes for the latest question:"

@@ -41,6 +41,7 @@ from graphs.web_agent.approval import read_approval, read_yes_no
 from graphs.web_agent.context import WebAgentContext, resolve_context, resolve_model
 from graphs.web_agent.context_budget import cut_text, estimate_tokens, fit_history
 from graphs.web_agent.mcp_session import SESSIONS, BrowserSession
+from graphs.web_agent.repeats import asks_something_new, repeated_action
 from graphs.web_agent.replies import Answer, Clarification, Plan
 from graphs.web_agent.site_policy import SitePolicy, origin_of, site_policy
 from graphs.web_agent.snapshots import compact, split_snapshot
@@ -112,7 +113,7 @@ class WebAgent:
         prompt = prompts.CLARIFY.format(task=task, answers=prompts.answers_block(clarifications))
         reply = await model.with_structured_output(Clarification).ainvoke([HumanMessage(prompt)])
         reply = _as(Clarification, reply)
-        if reply.need_clarification and reply.question.strip():
+        if reply.need_clarification and asks_something_new(reply.question, task, clarifications):
             update.update(
                 pending_question=reply.question.strip(), message_to_user=reply.message_to_user
             )
@@ -244,6 +245,12 @@ class WebAgent:
             name, args = call["name"], call["args"]
             record: dict[str, Any] = {"step": step, "tool": name, "args": args}
             problem = check_arguments(name, args)
+            earlier = repeated_action(state.get("action_history") or [], step, name, args)
+            if problem is None and earlier is not None:
+                problem = (
+                    f"Already done in this step, with the result: {earlier}. Do not repeat "
+                    "it: do the next thing, or call think if this step is finished."
+                )
             if problem is None and name == "browser_navigate":
                 problem = policy.refusal(str(args["url"]))  # before the browser moves
             if problem is not None:

@@ -6,13 +6,17 @@ from __future__ import annotations
 CLARIFY = """You prepare browser tasks for a person. Decide whether the task below can be \
 carried out in a web browser as stated. Ask a question only when something essential is \
 missing (for example which site, which product, which size or budget when the task depends on \
-it). Never ask about details the task already gives.
+it). When the task names the product and its wishes (size, color, price), do not ask about \
+them: those choices are made on the site. Never ask about details the task already gives.
 
 Task: {task}
 {answers}"""
 
 PLAN = """Write a short plan (at most 8 steps) for carrying out this task in a web browser. \
-Each step is one thing to do or check on a page. End with the step that finishes the task.
+Each step is one thing to do or check on a page. For shopping, the steps a shop offers are: \
+open the shop, search for the product, open the best result, choose its options (size, color), \
+note its name and price, buy it (Buy Now). Do not plan a cart, an account or a checkout form \
+unless the task names them. End with the step that finishes the task.
 
 Task: {task}
 {answers}{feedback}"""

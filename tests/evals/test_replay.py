@@ -46,11 +46,11 @@ def test_recording_holds_deltas_model_io_and_env_steps(recorded: Path) -> None:
     assert [s["node"] for s in data["steps"]] == ["Search", "Result", "Item", "Stopping"]
     result = data["steps"][1]
     assert result["delta"]["current_laser_state"] == "Result"
+    # One call per step: the thought rides in the call. No Next before an item was opened.
     assert [c["input"]["tools"] for c in result["model_calls"]] == [
-        [],
-        ["select_item", "Next", "Back_to_Search"],
+        ["select_item", "Back_to_Search"],
     ]
-    assert result["model_calls"][1]["output"]["tool_calls"][0]["name"] == "select_item"
+    assert result["model_calls"][0]["output"]["tool_calls"][0]["name"] == "select_item"
     assert result["env"][0]["action"] == f"click[{FIRST}]"
     assert FIRST in result["env"][0]["observation"] or "Price:" in result["env"][0]["observation"]
 
@@ -58,7 +58,7 @@ def test_recording_holds_deltas_model_io_and_env_steps(recorded: Path) -> None:
 def test_replay_reproduces_the_episode_without_a_model(recorded: Path, capsys) -> None:
     report = replay_file(recorded)
     assert report.steps == 4
-    assert report.model_calls == 6
+    assert report.model_calls == 3
     assert report.reward == json.loads(recorded.read_text())["record"]["reward"]
     assert main(["replay", str(recorded)]) == 0
     assert "identically" in capsys.readouterr().out
@@ -66,7 +66,7 @@ def test_replay_reproduces_the_episode_without_a_model(recorded: Path, capsys) -
 
 def test_replay_fails_when_a_decision_differs(recorded: Path, capsys) -> None:
     def pick_another_item(data: dict) -> None:
-        call = data["steps"][1]["model_calls"][1]["output"]["tool_calls"][0]
+        call = data["steps"][1]["model_calls"][0]["output"]["tool_calls"][0]
         call["args"]["item_id"] = "DM00000030"
 
     edited = _edit(recorded, pick_another_item)
@@ -88,7 +88,7 @@ def test_replay_fails_when_the_recording_runs_out(recorded: Path) -> None:
     def drop_last_call(data: dict) -> None:
         data["steps"][2]["model_calls"].pop()
 
-    with pytest.raises(ReplayMismatch, match="the recording has only 5 calls"):
+    with pytest.raises(ReplayMismatch, match="the recording has only 2 calls"):
         replay_file(_edit(recorded, drop_last_call))
 
 

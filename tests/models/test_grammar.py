@@ -148,9 +148,13 @@ def test_tool_call_grammar_modes() -> None:
     # A tool without arguments takes exactly `{}`; free keys would only invite invented ones.
     assert forced["call-done"].endswith(' done-args "}"') and forced["done-args"] == '"{}"'
     auto = _assert_closed(tool_call_grammar(tools, "auto"))
-    assert auto["root"] == "call | text"
-    # Text may not start with "{" (or whitespace), so the first character tells text from a call.
-    assert auto["text"].startswith("[^{")
+    assert auto["root"] == "call | answer"
+    # The answer is spelled as a call of final_answer: answering is a choice of function name,
+    # and its text admits no "{" (nor the \\u escape that could spell one).
+    assert auto["answer"].startswith(r'"{\"name\": \"final_answer\", \"arguments\": ')
+    assert auto["answer-char"].startswith('[^"\\\\{') and '"u"' not in auto["answer-char"]
+    with pytest.raises(ValueError, match="reserved"):
+        tool_call_grammar([{"name": "final_answer", "parameters": {}}], "auto")
 
 
 def test_tool_call_grammar_needs_tools() -> None:

@@ -89,8 +89,9 @@ def test_auto_reply_is_text_or_valid_call(smollm2: LocalChatModel) -> None:
             _validate_call(dict(reply.tool_calls[0]), SHOP)
             assert reply.content == ""
         else:
+            # An answer is decoded from its final_answer call: text, never call JSON.
             assert isinstance(reply.content, str) and reply.content
-            assert not reply.content.startswith("{")
+            assert "{" not in reply.content
 
 
 def test_enum_restricts_to_page_ids_even_when_prompt_names_others(

@@ -29,6 +29,10 @@ def _eval_parser() -> argparse.ArgumentParser:
     web.add_argument("--memory-size", type=int, default=30)
     web.add_argument("--thought-tokens", type=int, default=96)
     web.add_argument("--json", action="store_true", help="print the summary as JSON")
+    rep = commands.add_parser("report", help="table and plot of results files")
+    rep.add_argument("results", type=Path, nargs="+", help="results files (.jsonl)")
+    rep.add_argument("--md", type=Path, default=None, help="Markdown page to update")
+    rep.add_argument("--plot", type=Path, default=None, help="PNG of the reward per goal")
     return parser
 
 
@@ -38,6 +42,8 @@ def eval_main(argv: list[str]) -> int:
     from open_langgraph.models import ModelError
 
     args = _eval_parser().parse_args(argv)
+    if args.bench == "report":
+        return _report(args.results, args.md, args.plot)
     settings = EvalSettings(
         agent=args.agent,
         model=args.model,
@@ -62,6 +68,23 @@ def eval_main(argv: list[str]) -> int:
         print(f"olg eval: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    return 0
+
+
+def _report(results: list[Path], md: Path | None, png: Path | None) -> int:
+    from open_langgraph.evals.report import ReportError, report
+
+    try:
+        print(report(results, md, png))
+    except (ReportError, OSError, ValueError, KeyError) as exc:
+        print(f"olg eval report: {exc}", file=sys.stderr)
+        return 2
+    except ImportError:
+        print(
+            "olg eval report: the plot needs matplotlib: pip install 'open-langgraph[evals]'",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 

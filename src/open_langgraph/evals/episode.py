@@ -86,6 +86,7 @@ def run_episode(
         "item_config": dict(env.session.options) if env.session.reward is not None else None,
         "llm_calls": recorder.llm_calls,
         "prompt_tokens": recorder.prompt_tokens,
+        "cached_prompt_tokens": recorder.cached_prompt_tokens,
         "completion_tokens": recorder.completion_tokens,
         "seconds": round(seconds, 2),
         "error": error,

@@ -55,6 +55,9 @@ class EpisodeRecorder(BaseCallbackHandler):
         self.llm_calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.cached_prompt_tokens = 0
+        """Prompt tokens the model re-used from its cache instead of reading them again
+        (`usage_metadata.input_token_details.cache_read`; 0 for models that do not say)."""
 
     def on_chat_model_start(
         self,
@@ -79,6 +82,8 @@ class EpisodeRecorder(BaseCallbackHandler):
             self.llm_calls += 1
             self.prompt_tokens += int(usage.get("input_tokens") or 0)
             self.completion_tokens += int(usage.get("output_tokens") or 0)
+            details = usage.get("input_token_details") or {}
+            self.cached_prompt_tokens += int(details.get("cache_read") or 0)
             self._done.append(call)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:

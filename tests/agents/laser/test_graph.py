@@ -37,14 +37,15 @@ def test_scripted_model_buys_the_right_item_for_full_reward(env: WebShopEnv) -> 
     state = _run(
         env,
         [
-            say("Search for the shampoo."),
-            call("Search", keywords="sulfate free shampoo", max_price=170),
-            say("The second result is sulfate and paraben free."),
-            call("select_item", item_id=SHAMPOO),
-            say("Check the features first. Match score: 8/10"),
-            call("Features"),
-            say("It fits and comes in 32 fl oz. Match score: 10/10"),
-            call("Buy_Now", size="32 fl oz"),
+            call(
+                "Search",
+                thought="Search for the shampoo.",
+                keywords="sulfate free shampoo",
+                max_price=170,
+            ),
+            call("select_item", thought="The second is sulfate free.", item_id=SHAMPOO),
+            call("Features", thought="Check the features first.", match_score=8),
+            call("Buy_Now", thought="It fits, 32 fl oz.", match_score=10, size="32 fl oz"),
         ],
     )
     info = state["info"]
@@ -78,12 +79,9 @@ def test_state_is_json_and_checkpointed(env: WebShopEnv) -> None:
     checkpointed = builder.compile(checkpointer=InMemorySaver())
     model = ScriptedChatModel(
         responses=[
-            say("search"),
-            call("Search", keywords="sulfate free shampoo", max_price=None),
-            say("open it"),
-            call("select_item", item_id=SHAMPOO),
-            say("buy. Match score: 9/10"),
-            call("Buy_Now", size="8 fl oz"),
+            call("Search", thought="search", keywords="sulfate free shampoo", max_price=None),
+            call("select_item", thought="open it", item_id=SHAMPOO),
+            call("Buy_Now", thought="buy", match_score=9, size="8 fl oz"),
         ]
     )
     config = {"configurable": {"thread_id": "t1"}}
@@ -99,12 +97,9 @@ def test_budget_spent_fires_the_backup_purchase_from_memory(env: WebShopEnv) -> 
     state = _run(
         env,
         [
-            say("search"),
-            call("Search", keywords="sulfate free shampoo", max_price=170),
-            say("open the paraben free one"),
-            call("select_item", item_id=SHAMPOO),
-            say("Not sure, look elsewhere."),
-            call("Prev"),
+            call("Search", thought="search", keywords="sulfate free shampoo", max_price=170),
+            call("select_item", thought="open the paraben free one", item_id=SHAMPOO),
+            call("Prev", thought="Not sure, look elsewhere."),  # gives no score
             # backup: the only model call picks the options of the remembered item
             call("Buy_Now", size="32 fl oz"),
         ],
@@ -127,16 +122,11 @@ def test_backup_prefers_the_best_scored_item(env: WebShopEnv) -> None:
     state = _run(
         env,
         [
-            say("search"),
-            call("Search", keywords="sulfate free shampoo", max_price=170),
-            say("open the first"),
-            call("select_item", item_id="DM00000060"),
-            say("Wrong kind. Match score: 2/10"),
-            call("Prev"),
-            say("open the second"),
-            call("select_item", item_id=SHAMPOO),
-            say("Good one. Match score: 9/10"),
-            call("Reviews"),
+            call("Search", thought="search", keywords="sulfate free shampoo", max_price=170),
+            call("select_item", thought="open the first", item_id="DM00000060"),
+            call("Prev", thought="Wrong kind.", match_score=2),
+            call("select_item", thought="open the second", item_id=SHAMPOO),
+            call("Reviews", thought="Good one.", match_score=9),
             call("Buy_Now", size="32 fl oz"),
         ],
         backup_after=5,
@@ -151,7 +141,7 @@ def test_backup_prefers_the_best_scored_item(env: WebShopEnv) -> None:
 def test_backup_with_empty_memory_buys_the_first_result(env: WebShopEnv) -> None:
     state = _run(
         env,
-        [say("search"), call("Search", keywords="shampoo", max_price=None), call("Buy_Now")],
+        [call("Search", thought="s", keywords="shampoo", max_price=None), call("Buy_Now")],
         backup_after=1,
     )
     info = state["info"]
@@ -164,12 +154,9 @@ def test_text_answer_goes_through_the_mapping_prompt(env: WebShopEnv) -> None:
     state = _run(
         env,
         [
-            say("search"),
-            call("Search", keywords="sulfate free shampoo", max_price=170),
-            say("The second item matches."),
-            say("I would open that one."),  # act answered in text: no tool call
+            call("Search", thought="search", keywords="sulfate free shampoo", max_price=170),
+            say("I would open the second one."),  # answered in text: no tool call
             say(f"select_item[item_id={SHAMPOO}]"),  # the mapping prompt's answer
-            say("Buy. Match score: 10/10"),
             say("Buying it now in the large size."),
             say("Buy_Now[size=32 fl oz]"),
         ],
@@ -183,13 +170,10 @@ def test_unmappable_answer_is_an_invalid_action_that_costs_a_step(env: WebShopEn
     state = _run(
         env,
         [
-            say("search"),
             say("no idea"),
             say("nothing fits"),  # mapping prompt answer names no action
-            say("search"),
-            call("Search", keywords="sulfate free shampoo", max_price=170),
-            say("first"),
-            call("select_item", item_id="DM00000999"),  # not on the page: rejected
+            call("Search", thought="search", keywords="sulfate free shampoo", max_price=170),
+            call("select_item", thought="first", item_id="DM00000999"),  # not on the page
             call("Buy_Now", size="32 fl oz"),  # the backup's option choice
         ],
         backup_after=3,
@@ -204,12 +188,9 @@ def test_unmappable_answer_is_an_invalid_action_that_costs_a_step(env: WebShopEn
 def test_served_graph_makes_its_own_environment_per_thread() -> None:
     model = ScriptedChatModel(
         responses=[
-            say("search"),
-            call("Search", keywords="sulfate free shampoo", max_price=170),
-            say("open"),
-            call("select_item", item_id=SHAMPOO),
-            say("buy"),
-            call("Buy_Now", size="32 fl oz"),
+            call("Search", thought="s", keywords="sulfate free shampoo", max_price=170),
+            call("select_item", thought="open", item_id=SHAMPOO),
+            call("Buy_Now", thought="buy", match_score=9, size="32 fl oz"),
         ]
     )
     config = {"configurable": {"thread_id": "served-laser-1"}}

@@ -11,7 +11,7 @@ import json
 import queue
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -27,8 +27,16 @@ from open_langgraph.models.errors import ModelNameError
 from open_langgraph.models.local.budget import call_token_budget
 from open_langgraph.models.local.catalog import LOCAL_MODELS, LocalModelSpec
 from open_langgraph.models.local.files import ensure_model_file
-from open_langgraph.models.local.grammar import ToolChoiceMode, tool_call_grammar
+from open_langgraph.models.local.grammar import (
+    FINAL_ANSWER,
+    ToolChoiceMode,
+    answer_grammar,
+    tool_call_grammar,
+)
 from open_langgraph.models.local.messages import (
+    ANSWER_SPEC,
+    AnswerStream,
+    answer_text,
     is_call_start,
     parse_call,
     to_chat_messages,
@@ -38,7 +46,7 @@ from open_langgraph.models.local.runner import Completion, LlamaRunner, get_runn
 
 ToolLike = Mapping[str, Any] | type | Callable[..., Any] | BaseTool
 ReplyKind = Literal["text", "auto", "call"]
-"""What a reply may be: free text (no tools), text or a call ("auto"), or only a call."""
+"""What a reply may be: free text (no tools), an answer or a call ("auto"), or only a call."""
 
 
 class LocalChatModel(BaseChatModel):
@@ -51,6 +59,10 @@ class LocalChatModel(BaseChatModel):
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    answer_choice: ClassVar[str] = FINAL_ANSWER
+    """The `tool_choice` that makes a reply an answer while the tools stay described
+    (`open_langgraph.models.tool_use` looks for it)."""
 
     model_name: str = "qwen2.5-coder-1.5b"
     """A name from the local catalogue (`qwen2.5-coder-1.5b`, `smollm2-135m`)."""
@@ -95,9 +107,11 @@ class LocalChatModel(BaseChatModel):
 
         Args:
             tools: LangChain tools, Pydantic models, TypedDicts, functions or OpenAI specs.
-            tool_choice: `"auto"`/`None` (text or a call), `"any"`/`"required"`/`True` (a call
-                to any tool), a tool name or `{"type": "function", "function": {"name": ...}}`
-                (a call to that tool), or `"none"` (text only).
+            tool_choice: `"auto"`/`None` (an answer or a call), `"any"`/`"required"`/`True` (a
+                call to any tool), a tool name or `{"type": "function", "function": {"name":
+                ...}}` (a call to that tool), `"final_answer"` (an answer, with the tools still
+                described, so the prompt cache of an "auto" conversation holds), or `"none"`
+                (text only).
 
         Raises:
             UnsupportedSchemaError: a schema uses a keyword the grammar cannot enforce.
@@ -113,6 +127,8 @@ class LocalChatModel(BaseChatModel):
             choice = "any"
         elif tool_choice == "none" or tool_choice is False:
             choice = "none"
+        elif tool_choice == FINAL_ANSWER:
+            choice = FINAL_ANSWER
         elif isinstance(tool_choice, str) and tool_choice in names:
             choice = tool_choice
         else:
@@ -143,11 +159,17 @@ class LocalChatModel(BaseChatModel):
         if not specs:
             request["messages"] = to_chat_messages(messages)
             return request, "text"
-        allowed = specs if choice in ("auto", "any") else [s for s in specs if s["name"] == choice]
-        mode: ToolChoiceMode = "auto" if choice == "auto" else "any"
+        answering = choice in ("auto", FINAL_ANSWER)
+        allowed = (
+            specs if answering or choice == "any" else [s for s in specs if s["name"] == choice]
+        )
+        mode: ToolChoiceMode = "auto" if answering else "any"
         request["messages"] = to_chat_messages(messages, tools_prompt(allowed, mode))
         request["grammar"] = _grammar_for(specs, choice)
         budget = call_token_budget(allowed)
+        if budget is not None and mode == "auto":
+            # The answer is unbounded, so the bound covers the calls only.
+            budget = max(budget, call_token_budget([ANSWER_SPEC]) or 0)
         if budget is not None:  # never cut a call off mid-JSON when its length is bounded
             request["max_tokens"] = max(request["max_tokens"], min(budget, self._spec.n_ctx // 2))
         return request, "auto" if mode == "auto" else "call"
@@ -172,6 +194,9 @@ class LocalChatModel(BaseChatModel):
             "timings": dict(completion.timings),
         }
         usage = _usage(completion)
+        answer = answer_text(completion.text) if kind == "auto" else None
+        if answer is not None:
+            return AIMessage(content=answer, response_metadata=metadata, usage_metadata=usage)
         if kind != "text" and is_call_start(completion.text):
             call = parse_call(completion.text, completion.finish_reason, max_tokens)
             return AIMessage(
@@ -203,18 +228,25 @@ class LocalChatModel(BaseChatModel):
 
         threading.Thread(target=work, name="olg-local-model", daemon=True).start()
         buffered: list[str] = []
-        # None until the first piece shows whether an "auto" reply is text or a call.
-        streaming_text: bool | None = {"text": True, "auto": None, "call": False}[kind]
+        # An "auto" reply is an answer or a call; its first characters tell which.
+        answer = AnswerStream() if kind == "auto" else None
         while True:
             item = pieces.get()
             if isinstance(item, _Done):
                 break
-            if streaming_text is None:
-                streaming_text = not is_call_start(item)
-            if not streaming_text:
+            if kind == "call" or (answer is not None and answer.is_answer is False):
                 buffered.append(item)
                 continue
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=item))
+            text = item
+            if answer is not None:
+                buffered.append(item)
+                text = answer.feed(item)
+                if answer.is_answer is not True:
+                    continue
+                buffered.clear()
+            if not text:
+                continue
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
             if run_manager:
                 run_manager.on_llm_new_token(item, chunk=chunk)
             yield chunk
@@ -252,16 +284,24 @@ class _Done:
 
 
 def _usage(completion: Completion) -> UsageMetadata:
-    return UsageMetadata(
+    """Token counts; `input_token_details.cache_read` is the prompt prefix llama.cpp re-used
+    from its cache (`timings.cache_n`) instead of reading it again."""
+    usage = UsageMetadata(
         input_tokens=completion.prompt_tokens,
         output_tokens=completion.completion_tokens,
         total_tokens=completion.prompt_tokens + completion.completion_tokens,
     )
+    cached = completion.timings.get("cache_n")
+    if cached is not None:
+        usage["input_token_details"] = {"cache_read": int(cached)}
+    return usage
 
 
 def _grammar_for(specs: Sequence[Mapping[str, Any]], choice: str) -> str | None:
     if choice == "none" or not specs:
         return None
+    if choice == FINAL_ANSWER:
+        return answer_grammar()
     if choice in ("auto", "any"):
         return tool_call_grammar(specs, "auto" if choice == "auto" else "any")
     return tool_call_grammar([s for s in specs if s["name"] == choice], "any")

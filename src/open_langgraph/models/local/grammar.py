@@ -21,6 +21,11 @@ from typing import Any, Literal
 
 ToolChoiceMode = Literal["auto", "any"]
 
+FINAL_ANSWER = "final_answer"
+"""The function an "auto" reply calls to answer in text instead of calling a tool."""
+ANSWER_PREFIX = '{"name": "final_answer", "arguments": {"answer": "'
+"""How an answer starts under the "auto" grammar; the text follows as a JSON string."""
+
 # Bounded ranges up to this size are spelled out as alternatives; larger ones are refused.
 _MAX_ENUMERATED_RANGE = 512
 
@@ -291,13 +296,16 @@ def schema_grammar(schema: Mapping[str, Any]) -> str:
 
 
 def tool_call_grammar(tools: Sequence[Mapping[str, Any]], mode: ToolChoiceMode) -> str:
-    """A grammar for one reply: a tool call, or (with `mode="auto"`) plain text.
+    """A grammar for one reply: a tool call, or (with `mode="auto"`) an answer.
 
     Args:
         tools: OpenAI-style function specs (`name`, `parameters`) the model may call; for a
             forced tool pass only that tool with `mode="any"`.
-        mode: `"any"` forces a call; `"auto"` also admits text, which can never start with `{`,
-            so the first character tells a call from an answer.
+        mode: `"any"` forces a call; `"auto"` also admits an answer, written as a call of
+            `final_answer` (`ANSWER_PREFIX` + JSON string text + `"}}`). The choice between
+            answering and calling is then one explicit decision, the function name; free text
+            beside a call let a 1.5B model write call JSON into its answer, or answer "use the
+            calculator" instead of calling it.
 
     Returns:
         GBNF text. A call is written `{"name": "<tool>", "arguments": {...}}`, without the
@@ -307,6 +315,7 @@ def tool_call_grammar(tools: Sequence[Mapping[str, Any]], mode: ToolChoiceMode) 
 
     Raises:
         UnsupportedSchemaError: a tool's schema uses a keyword the grammar cannot enforce.
+        ValueError: no tools, or (in "auto" mode) a tool named `final_answer`.
     """
     if not tools:
         raise ValueError("tool_call_grammar needs at least one tool")
@@ -321,5 +330,27 @@ def tool_call_grammar(tools: Sequence[Mapping[str, Any]], mode: ToolChoiceMode) 
     call = builder.add_rule("call", " | ".join(calls))
     if mode == "any":
         return builder.render(call)
-    text = builder.add_rule("text", r"[^{ \t\n\r\x00] [^\x00]*")
-    return builder.render(f"{call} | {text}")
+    if any(t["name"] == FINAL_ANSWER for t in tools):
+        raise ValueError(f"{FINAL_ANSWER!r} is reserved for the answer; rename that tool")
+    return builder.render(f"{call} | {_answer_rule(builder)}")
+
+
+def answer_grammar() -> str:
+    """A grammar admitting only an answer, spelled as the "auto" grammar spells it.
+
+    For a reply that must answer (the repeat guard's): the request keeps the "auto" prompt,
+    so the model's prompt cache still holds, and only the grammar changes.
+    """
+    builder = GrammarBuilder()
+    return builder.render(_answer_rule(builder))
+
+
+def _answer_rule(builder: GrammarBuilder) -> str:
+    # The answer is spelled like a call, so the model's first decision is which function to
+    # write: a tool, or the answer. Its text admits no "{" (so no call JSON inside an answer)
+    # and only the short escapes (so "\u007b" cannot smuggle one in either).
+    answer_char = r'[^"\\{\x7F\x00-\x1F] | "\\" ["\\/bfnrt]'
+    char = builder.add_rule("answer-char", answer_char)
+    head = gbnf_literal(ANSWER_PREFIX)
+    # Unbounded: `max_tokens` ends a long answer, which is then kept as far as it got.
+    return builder.add_rule("answer", f'{head} {char}+ "\\"}}}}"')

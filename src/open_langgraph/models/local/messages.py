@@ -24,7 +24,7 @@ from langchain_core.messages import (
 )
 
 from open_langgraph.models.errors import ModelError
-from open_langgraph.models.local.grammar import ToolChoiceMode
+from open_langgraph.models.local.grammar import ANSWER_PREFIX, FINAL_ANSWER, ToolChoiceMode
 
 
 class TruncatedOutputError(ModelError):
@@ -49,11 +49,30 @@ def format_call(name: str, arguments: Mapping[str, Any]) -> str:
     return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
 
 
+ANSWER_SPEC: dict[str, Any] = {
+    "name": FINAL_ANSWER,
+    "description": "Give the user your final answer. Call it only when the conversation "
+    "already holds everything the answer needs; to get a fact, a date or a computation, call "
+    "the function that provides it instead. Never tell the user to use a function.",
+    "parameters": {
+        "type": "object",
+        "properties": {"answer": {"type": "string", "description": "the answer, in plain text"}},
+        "required": ["answer"],
+    },
+}
+"""How the "auto" grammar's answer is described to the model: as one more function."""
+
+
 def tools_prompt(tools: Sequence[Mapping[str, Any]], mode: ToolChoiceMode) -> str:
-    """System-prompt text describing the tools, in the Hermes layout Qwen2.5 was trained on."""
+    """System-prompt text describing the tools, in the Hermes layout Qwen2.5 was trained on.
+
+    With `mode="auto"` the answer is offered as the function `final_answer` (see
+    `grammar.tool_call_grammar`), so every reply is one function call.
+    """
+    listed = [*tools, ANSWER_SPEC] if mode == "auto" else list(tools)
     specs = "\n".join(
         json.dumps({"type": "function", "function": dict(tool)}, ensure_ascii=False)
-        for tool in tools
+        for tool in listed
     )
     lines = [
         "# Tools",
@@ -67,7 +86,7 @@ def tools_prompt(tools: Sequence[Mapping[str, Any]], mode: ToolChoiceMode) -> st
         '{"name": <function-name>, "arguments": <args-json-object>}',
     ]
     if mode == "auto":
-        lines.append("If no function is needed, answer in plain text instead.")
+        lines.append(f"Reply with exactly one function call; to answer, call {FINAL_ANSWER}.")
     else:
         lines.append("Reply with exactly one function call now.")
     return "\n".join(lines)
@@ -108,8 +127,62 @@ def to_chat_messages(
 
 
 def is_call_start(text: str) -> bool:
-    """Whether a reply is a tool call; under the grammar a text answer never starts with `{`."""
+    """Whether a reply is a tool call (or, under the "auto" grammar, an answer spelled as one)."""
     return text.startswith("{")
+
+
+def answer_text(text: str) -> str | None:
+    """The answer of an "auto" reply that called `final_answer`, else None (a tool call).
+
+    A reply cut off by `max_tokens` keeps the text written so far.
+    """
+    if not text.startswith(ANSWER_PREFIX):
+        return None
+    return AnswerStream().feed(text)
+
+
+class AnswerStream:
+    """Turns the pieces of an "auto" reply into answer text as it is decoded.
+
+    Pieces are buffered until the reply either starts with `ANSWER_PREFIX` (from then on each
+    piece yields the answer text it completes, JSON escapes decoded) or cannot (a tool call:
+    `is_answer` becomes False and the caller keeps buffering the call).
+    """
+
+    def __init__(self) -> None:
+        self._raw = ""
+        self._sent = 0
+        self.is_answer: bool | None = None
+
+    def feed(self, piece: str) -> str:
+        """Add a piece; returns the answer text it completes ("" while undecided or a call)."""
+        self._raw += piece
+        if self.is_answer is None:
+            if self._raw.startswith(ANSWER_PREFIX):
+                self.is_answer = True
+            elif not ANSWER_PREFIX.startswith(self._raw):
+                self.is_answer = False
+        if not self.is_answer:
+            return ""
+        body = self._raw[len(ANSWER_PREFIX) :]
+        if body.endswith('"}}'):
+            body = body[:-3]
+        text = _decode_prefix(body)
+        new, self._sent = text[self._sent :], max(self._sent, len(text))
+        return new
+
+
+def _decode_prefix(body: str) -> str:
+    """The JSON string body decoded as far as it is complete: an escape whose tail has not
+    arrived yet (a trailing backslash, a short `\\u12`) waits for the next piece."""
+    while True:
+        try:
+            return str(json.loads(f'"{body}"'))
+        except json.JSONDecodeError:
+            cut = body.rfind("\\")
+            if cut == -1:
+                return ""
+            body = body[:cut]
 
 
 def parse_call(text: str, finish_reason: str, max_tokens: int) -> ToolCall:

@@ -1,0 +1,154 @@
+"""The shared tool-use guards (`open_langgraph.models.tool_use`) as the ReAct agent lives them,
+with a scripted model: a repeated call is not run again, an answer that tells the user to use a
+tool is replaced by a call, and the prompt prefix stays the same when only the time changes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+import graphs.react_agent.tools as react_tools
+from graphs.react_agent import graph
+from graphs.react_agent.prompts import SYSTEM_PROMPT, render_system_prompt
+from open_langgraph.models.tool_use import ANSWER_FROM_EARLIER_RESULT, names_a_tool
+
+from .conftest import ModelScript, tool_call
+
+QUESTION = {"messages": [HumanMessage("What is LangGraph? Use search.")]}
+
+
+@pytest.fixture
+def searches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every query the search tool really ran."""
+    ran: list[str] = []
+
+    def fake_search(query: str, max_results: int = 3) -> list[dict[str, Any]]:
+        ran.append(query)
+        return [{"title": "LangGraph", "url": "doc://langgraph", "content": "A graph library."}]
+
+    monkeypatch.setattr(react_tools, "search", fake_search)
+    return ran
+
+
+async def test_an_identical_call_in_the_same_turn_is_answered_from_the_earlier_result(
+    script: ModelScript, searches: list[str]
+) -> None:
+    model = script(
+        tool_call("search", "s1", query="LangGraph"),
+        tool_call("search", "s2", query="LangGraph"),  # the loop the 1.5B model fell into
+        AIMessage("LangGraph is a graph library."),
+    )
+    result = await graph.ainvoke(QUESTION)
+
+    assert searches == ["LangGraph"]  # run once, not twice
+    assert result["messages"][-1].content == "LangGraph is a graph library."
+    assert not result["messages"][-1].tool_calls
+    # The third call saw the earlier result and was told to answer from it.
+    third = model.seen[2]
+    assert any(isinstance(m, ToolMessage) and "graph library" in m.content for m in third)
+    assert third[-1].content == ANSWER_FROM_EARLIER_RESULT.format(name="search")
+    assert [type(m).__name__ for m in result["messages"]] == [
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "AIMessage",
+    ]
+
+
+async def test_the_same_call_in_a_new_turn_runs_again(
+    script: ModelScript, searches: list[str]
+) -> None:
+    script(
+        tool_call("search", "s1", query="LangGraph"),
+        AIMessage("A graph library."),
+        tool_call("search", "s2", query="LangGraph"),
+        AIMessage("Still a graph library."),
+    )
+    first = await graph.ainvoke(QUESTION)
+    again = [*first["messages"], HumanMessage("Search it again, please.")]
+    await graph.ainvoke({"messages": again})
+    assert searches == ["LangGraph", "LangGraph"]
+
+
+async def test_a_different_argument_is_not_a_repeat(
+    script: ModelScript, searches: list[str]
+) -> None:
+    script(
+        tool_call("search", "s1", query="LangGraph"),
+        tool_call("search", "s2", query="LangGraph checkpointer"),
+        AIMessage("Done."),
+    )
+    await graph.ainvoke(QUESTION)
+    assert searches == ["LangGraph", "LangGraph checkpointer"]
+
+
+async def test_an_answer_telling_the_user_to_use_a_tool_becomes_the_call(
+    script: ModelScript,
+) -> None:
+    model = script(
+        AIMessage("You can use the calculator to compute 17 * 23."),
+        tool_call("calculator", "c1", expression="17 * 23"),
+        AIMessage("17 * 23 = 391."),
+    )
+    result = await graph.ainvoke({"messages": [HumanMessage("What is 17 * 23?")]})
+
+    assert [m.content for m in result["messages"] if isinstance(m, ToolMessage)] == ["391"]
+    assert result["messages"][-1].content == "17 * 23 = 391."
+    assert all("use the calculator" not in str(m.content) for m in result["messages"])
+    assert len(model.seen) == 3
+
+
+async def test_after_a_tool_ran_an_answer_may_name_it(script: ModelScript) -> None:
+    script(
+        tool_call("calculator", "c1", expression="2 + 2"),
+        AIMessage("The calculator says 4."),
+    )
+    result = await graph.ainvoke({"messages": [HumanMessage("2 + 2?")]})
+    assert result["messages"][-1].content == "The calculator says 4."
+
+
+def test_tool_names_are_recognised_however_spelled() -> None:
+    names = ["search", "calculator", "get_current_time"]
+    assert names_a_tool("Use get current time for that.", names)
+    assert names_a_tool("Call `get_current_time`.", names)
+    assert names_a_tool("You can Search for it online.", names)
+    assert not names_a_tool("Researchers calculated 391.", names)
+
+
+def test_the_prompt_is_the_same_all_day_so_the_cached_prefix_holds() -> None:
+    morning = render_system_prompt(SYSTEM_PROMPT, datetime(2026, 3, 1, 0, 1, 5, tzinfo=UTC))
+    evening = render_system_prompt(SYSTEM_PROMPT, datetime(2026, 3, 1, 23, 59, tzinfo=UTC))
+    assert morning == evening
+    assert "2026-03-01" in morning
+    next_day = render_system_prompt(SYSTEM_PROMPT, datetime(2026, 3, 2, tzinfo=UTC))
+    assert next_day != morning
+    # What changes daily is the prompt's last line, after everything that stays the same.
+    assert next_day.rsplit("\n", 1)[0] == morning.rsplit("\n", 1)[0]
+
+
+async def test_two_model_calls_minutes_apart_see_the_same_prefix(
+    script: ModelScript, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second call's prompt starts with the whole first prompt (cacheable), even though
+    the clock moved between the calls."""
+    import graphs.react_agent.prompts as prompts
+
+    clock = iter(
+        [datetime(2026, 3, 1, 10, 0, tzinfo=UTC), datetime(2026, 3, 1, 10, 59, tzinfo=UTC)]
+    )
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
+            return next(clock)
+
+    monkeypatch.setattr(prompts, "datetime", Clock)
+    model = script(tool_call("get_current_time", "t1"), AIMessage("It is morning."))
+    await graph.ainvoke({"messages": [HumanMessage("What time is it?")]})
+
+    first, second = model.seen
+    assert isinstance(first[0], SystemMessage)
+    assert second[: len(first)] == first
