@@ -20,6 +20,8 @@ def test_graph_is_drawn_and_the_schema_form_saves_a_new_version(
     ).json()
     page.goto(f"{served.url}/ui/#/assistants")
     page.get_by_role("button", name="ui-versions (react_agent) v1").click()
+    # The default react_agent assistant draws the same graph: wait for this one's heading.
+    expect(page.get_by_role("heading", name="ui-versions · react_agent")).to_be_visible()
     graph = page.get_by_role("img", name="Graph of react_agent")
     expect(graph).to_be_visible()
     for node in ("__start__", "call_model", "tools", "__end__"):

@@ -66,6 +66,9 @@ export class AssistantsView {
   private list = h("ul", { class: "assistant-list", "aria-label": "Assistants" });
   private detail = h("div", {});
   private errors = h("div", {});
+  /** Counts `open` calls: only the newest may draw, so a slower earlier one cannot replace
+   * the form a person is already filling in. */
+  private opening = 0;
 
   constructor() {
     replace(
@@ -103,7 +106,10 @@ export class AssistantsView {
   }
 
   private async open(assistantId: string): Promise<void> {
+    const ticket = ++this.opening;
     replace(this.errors);
+    // Nothing of the assistant shown before stays fillable while this one loads.
+    replace(this.detail, h("p", { role: "status" }, "Loading…"));
     for (const button of this.list.querySelectorAll<HTMLElement>("button[data-id]")) {
       if (button.dataset.id === assistantId) button.setAttribute("aria-current", "true");
       else button.removeAttribute("aria-current");
@@ -115,6 +121,7 @@ export class AssistantsView {
         call((c) => c.assistants.getSchemas(assistantId)),
         call((c) => c.assistants.getVersions(assistantId, { limit: 20 })),
       ]);
+      if (ticket !== this.opening) return;
       const useContext = Boolean((schemas.context_schema as JsonSchema | null)?.properties);
       const schema = ((useContext ? schemas.context_schema : schemas.config_schema) ?? {}) as JsonSchema;
       const current = (useContext ? assistant.context : assistant.config?.configurable) as Record<string, unknown> | undefined;
