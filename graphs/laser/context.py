@@ -23,6 +23,7 @@ from open_langgraph.models import shared_chat_model
 
 DATA_ENV_VAR = "OLG_WEBSHOP_DATA"
 MAX_SERVED_SESSIONS = 256
+FIRST_QUERY_SOURCES = ("instruction", "model")
 
 
 @dataclass
@@ -42,6 +43,9 @@ class LaserContext:
     backup_after: int = 13
     """After this many transitions, stop exploring and buy the best item from memory."""
     memory_size: int = 30
+    first_query: str = "instruction"
+    """Where the episode's first search keywords come from: "instruction" (its product part,
+    `graphs/laser/query.py`) or "model" (asked of the model, as in the paper)."""
     thought_tokens: int = 96
     """Unused since the thought rides in the step's call (its `thought` argument is bounded
     by the schema); kept so existing contexts and `olg eval --thought-tokens` still work."""
@@ -66,6 +70,10 @@ def check_context(ctx: LaserContext) -> None:
         raise ContextError(f"max_steps must be at least 1, got {ctx.max_steps}")
     if ctx.backup_after < 0:
         raise ContextError(f"backup_after must be non-negative, got {ctx.backup_after}")
+    if ctx.first_query not in FIRST_QUERY_SOURCES:
+        raise ContextError(
+            f"first_query must be one of {', '.join(FIRST_QUERY_SOURCES)}, got {ctx.first_query!r}"
+        )
     if ctx.memory_size < 1:
         raise ContextError(f"memory_size must be at least 1, got {ctx.memory_size}")
     if ctx.env is not None and not isinstance(ctx.env, WebShopEnv):

@@ -23,6 +23,7 @@ from graphs.laser.prompts import (
     SYSTEM_PROMPTS,
     state_message,
 )
+from graphs.laser.query import instruction_query
 from graphs.laser.state import LaserState
 from graphs.laser.tools import (
     buy_now_tool,
@@ -39,6 +40,7 @@ from graphs.laser.views import (
     item_view,
     render_item,
     render_results,
+    result_choices,
     results_view,
     subpage_text,
 )
@@ -167,7 +169,16 @@ def search_node(
         base["memory"],
         steps_left,
     )
-    decision = decide(model, system, f"{user}\n\n{DECIDE_TURN}", search_tools())
+    searched = any(a.get("state") == "Search" for a in state.get("action_history") or [])
+    if ctx.first_query == "instruction" and not searched:
+        keywords, max_price = instruction_query(base["instruction"])
+        decision = Decision(
+            "Search for the product as the instruction describes it; options come later.",
+            "Search",
+            {"keywords": keywords, "max_price": max_price},
+        )
+    else:
+        decision = decide(model, system, f"{user}\n\n{DECIDE_TURN}", search_tools())
     log: list[str] = []
     target = "Search"
     if decision.name == "Search":
@@ -193,13 +204,14 @@ def result_node(
     base = _base(state, env)
     model = resolve_model(ctx)
     view = results_view(env.session.page)
-    tools = result_tools(view)
+    choices = result_choices(view, {c["item_id"] for c in base["memory"]})
+    tools = result_tools(view, choices)
     steps_left = min(ctx.backup_after, ctx.max_steps) - base["steps"]
     system = SYSTEM_PROMPTS["Result"]
     user = state_message(
         "Result",
         base["instruction"],
-        render_results(view),
+        render_results(view, choices),
         list(state.get("action_history") or []),
         base["memory"],
         steps_left,

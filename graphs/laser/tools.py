@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from graphs.laser.views import ItemView, ResultsView
+from graphs.laser.views import ItemView, ResultItem, ResultsView
 
 Tool = dict[str, Any]
 KEYWORDS_MAX_CHARS = 80
@@ -79,12 +79,12 @@ def search_tools() -> list[Tool]:
     ]
 
 
-def result_tools(view: ResultsView) -> list[Tool]:
-    """Open an item, page on, or search again. `Next` is offered only once an item of this
-    page has been opened: the 1.5B model otherwise paged through results without opening
-    anything, and the backup bought blind."""
+def result_tools(view: ResultsView, choices: list[ResultItem] | None = None) -> list[Tool]:
+    """Open one of ``choices`` (default: every result of the page), page on, or search again.
+    `Next` is offered only once an item of this page has been opened: the 1.5B model
+    otherwise paged through results without opening anything, and the backup bought blind."""
     tools: list[Tool] = []
-    ids = [item.item_id for item in view.items]
+    ids = [item.item_id for item in (view.items if choices is None else choices)]
     if ids:
         tools.append(
             _tool(

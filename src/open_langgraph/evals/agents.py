@@ -52,7 +52,7 @@ def _laser_graph() -> Pregel:
 def _laser_context(env: WebShopEnv, model: BaseChatModel, settings: dict[str, Any]) -> Any:
     from graphs.laser.context import LaserContext  # importable once _import_laser ran
 
-    known = {"max_steps", "backup_after", "memory_size", "thought_tokens"}
+    known = {"max_steps", "backup_after", "memory_size", "thought_tokens", "first_query"}
     return LaserContext(
         env=env, chat_model=model, **{k: v for k, v in settings.items() if k in known}
     )

@@ -28,6 +28,12 @@ def _eval_parser() -> argparse.ArgumentParser:
     web.add_argument("--backup-after", type=int, default=13)
     web.add_argument("--memory-size", type=int, default=30)
     web.add_argument("--thought-tokens", type=int, default=96)
+    web.add_argument(
+        "--first-query",
+        choices=("instruction", "model"),
+        default="instruction",
+        help="laser: the first search's keywords from the instruction or from the model",
+    )
     web.add_argument("--json", action="store_true", help="print the summary as JSON")
     rep = commands.add_parser("report", help="table and plot of results files")
     rep.add_argument("results", type=Path, nargs="+", help="results files (.jsonl)")
@@ -60,6 +66,7 @@ def eval_main(argv: list[str]) -> int:
             "backup_after": args.backup_after,
             "memory_size": args.memory_size,
             "thought_tokens": args.thought_tokens,
+            "first_query": args.first_query,
         },
     )
     try:

@@ -29,6 +29,8 @@ def env(demo: WebShopEnv) -> WebShopEnv:
 
 
 def _run(env: WebShopEnv, responses: list, **settings) -> dict:
+    """Scripted from the first search on, unless a test sets `first_query` itself."""
+    settings.setdefault("first_query", "model")
     model = ScriptedChatModel(responses=responses)
     return graph.invoke({}, context=LaserContext(env=env, chat_model=model, **settings))
 
@@ -75,6 +77,43 @@ def test_scripted_model_buys_the_right_item_for_full_reward(env: WebShopEnv) -> 
     assert "Thank you for shopping" in state["obs"]
 
 
+def test_first_search_is_the_instructions_product_part_without_a_model_call(
+    env: WebShopEnv,
+) -> None:
+    model = ScriptedChatModel(
+        responses=[
+            call("select_item", thought="The second is sulfate free.", item_id=SHAMPOO),
+            call("Buy_Now", thought="It fits, 32 fl oz.", match_score=10, size="32 fl oz"),
+        ]
+    )
+    state = graph.invoke({}, context=LaserContext(env=env, chat_model=model))
+    assert state["info"]["reward"] == 1.0
+    assert state["action_history"][0]["action"] == (
+        "Search(keywords='sulfate free, paraben free shampoo', max_price=170.0)"
+    )
+    assert state["action_history"][0]["env_actions"] == [
+        "search[sulfate free, paraben free shampoo]"
+    ]
+    # Both scripted replies went to the states after the search: none was asked for it.
+    assert [a["state"] for a in state["action_history"]] == ["Search", "Result", "Item"]
+    assert state["info"]["invalid_actions"] == 0
+
+
+def test_a_later_search_asks_the_model(env: WebShopEnv) -> None:
+    model = ScriptedChatModel(
+        responses=[
+            call("Back_to_Search", thought="Nothing fits; search again."),
+            call("Search", thought="Again.", keywords="sulfate free shampoo", max_price=170),
+            call("select_item", thought="open", item_id=SHAMPOO),
+            call("Buy_Now", thought="buy", match_score=9, size="32 fl oz"),
+        ]
+    )
+    state = graph.invoke({}, context=LaserContext(env=env, chat_model=model))
+    actions = [a["action"] for a in state["action_history"]]
+    assert actions[2] == "Search(keywords='sulfate free shampoo', max_price=170.0)"
+    assert state["info"]["reward"] == 1.0
+
+
 def test_state_is_json_and_checkpointed(env: WebShopEnv) -> None:
     checkpointed = builder.compile(checkpointer=InMemorySaver())
     model = ScriptedChatModel(
@@ -85,7 +124,8 @@ def test_state_is_json_and_checkpointed(env: WebShopEnv) -> None:
         ]
     )
     config = {"configurable": {"thread_id": "t1"}}
-    checkpointed.invoke({}, config, context=LaserContext(env=env, chat_model=model))
+    context = LaserContext(env=env, chat_model=model, first_query="model")
+    checkpointed.invoke({}, config, context=context)
     snapshot = checkpointed.get_state(config)
     values = json.loads(json.dumps(snapshot.values))
     assert values["info"]["reward"] < 1.0  # wrong size, lower reward
@@ -188,7 +228,6 @@ def test_unmappable_answer_is_an_invalid_action_that_costs_a_step(env: WebShopEn
 def test_served_graph_makes_its_own_environment_per_thread() -> None:
     model = ScriptedChatModel(
         responses=[
-            call("Search", thought="s", keywords="sulfate free shampoo", max_price=170),
             call("select_item", thought="open", item_id=SHAMPOO),
             call("Buy_Now", thought="buy", match_score=9, size="32 fl oz"),
         ]
@@ -204,6 +243,7 @@ def test_served_graph_makes_its_own_environment_per_thread() -> None:
     [
         ({"max_steps": 0}, "max_steps"),
         ({"memory_size": 0}, "memory_size"),
+        ({"first_query": "guess"}, "first_query"),
         ({"env": "not an env"}, "WebShopEnv"),
         ({"goal_index": 10_000}, "goal_index"),
     ],

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from graphs.laser.decide import parse_action_text
 from graphs.laser.tools import buy_now_tool, check_call, item_tools, result_tools, tool_names
-from graphs.laser.views import ItemView, ResultItem, ResultsView, item_view, results_view
+from graphs.laser.views import (
+    ItemView,
+    ResultItem,
+    ResultsView,
+    item_view,
+    render_results,
+    result_choices,
+    results_view,
+)
 from open_langgraph.envs.webshop import WebShopEnv
 
 
@@ -25,6 +33,28 @@ def test_result_schema_lists_exactly_the_page_ids() -> None:
     env.step("click[< Prev]")
     opened = results_view(env.session.page)
     assert tool_names(result_tools(opened)) == ["select_item", "Next", "Back_to_Search"]
+
+
+def test_the_model_opens_one_of_the_first_three_results_not_opened_yet() -> None:
+    env = WebShopEnv(None)
+    env.reset(session=0)
+    env.step("search[free shampoo with size]")
+    page = results_view(env.session.page)
+    ranked = [i.item_id for i in page.items]
+    choices = result_choices(page)
+    enum = result_tools(page, choices)[0]["function"]["parameters"]["properties"]["item_id"]
+    assert enum["enum"] == ranked[:3]
+    shown = render_results(page, choices)
+    assert all(i in shown for i in ranked[:3]) and ranked[3] not in shown
+    # The first result opened on the page, the second remembered from another page: the
+    # window slides on in rank order.
+    env.step(f"click[{ranked[0]}]")
+    env.step("click[< Prev]")
+    after = result_choices(results_view(env.session.page), {ranked[1]})
+    assert [i.item_id for i in after] == ranked[2:5]
+    # Once every result was opened, any may be opened again.
+    every = result_choices(results_view(env.session.page), set(ranked))
+    assert [i.item_id for i in every] == ranked[:3]
 
 
 def test_every_call_carries_its_thought_and_an_item_call_its_match_score() -> None:
