@@ -47,8 +47,8 @@ from graphs.web_agent.site_policy import SitePolicy, origin_of, site_policy
 from graphs.web_agent.snapshots import compact, split_snapshot
 from graphs.web_agent.state import InputState, WebAgentState
 from graphs.web_agent.tools import (
-    AGENT_TOOLS,
     PAGE_CHANGING,
+    agent_tools,
     check_arguments,
     check_server_tools,
 )
@@ -200,7 +200,8 @@ class WebAgent:
             "url": f" ({state['snapshot_url']})" if state.get("snapshot_url") else "",
         }
         budget = ctx.context_tokens - REPLY_TOKENS
-        tools_cost = estimate_tokens(str(AGENT_TOOLS))
+        offered = agent_tools(snapshot)
+        tools_cost = estimate_tokens(str(offered))
         # Findings stay in the state; only the prompt shows the newest that fit.
         findings = dict(state.get("extracted_data") or {})
         frame = prompts.AGENT.format(**fields, snapshot="")
@@ -219,7 +220,7 @@ class WebAgent:
         )
         if not history or not isinstance(history[-1], (HumanMessage, ToolMessage)):
             history.append(HumanMessage(f"Do step {min(step, len(plan) - 1) + 1} of the plan."))
-        bound = model.bind_tools(AGENT_TOOLS, tool_choice="any")
+        bound = model.bind_tools(offered, tool_choice="any")
         reply = await bound.ainvoke([system, *history])
         if isinstance(reply, AIMessage) and len(reply.tool_calls) > 1:
             reply = reply.model_copy(update={"tool_calls": reply.tool_calls[:1]})

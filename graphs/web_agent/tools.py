@@ -12,6 +12,7 @@ the installed server lacks one of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -97,6 +98,39 @@ EXTRACT_DATA = _tool(
 )
 AGENT_TOOLS: list[Schema] = [*BROWSER_TOOLS, THINK, EXTRACT_DATA]
 AGENT_TOOL_NAMES = frozenset(t["function"]["name"] for t in AGENT_TOOLS)
+_REF = re.compile(r"\[ref=([A-Za-z0-9_-]+)\]")
+
+
+def page_refs(snapshot: str) -> list[str]:
+    """The element refs of a snapshot, in page order, each once."""
+    return list(dict.fromkeys(_REF.findall(snapshot)))
+
+
+def agent_tools(snapshot: str) -> list[Schema]:
+    """The tools offered for the page shown: `target` is one of its refs, and no
+    `browser_snapshot` while a fresh snapshot is shown.
+
+    The 1.5B model, free to write any target, clicked refs the page did not have and re-read
+    the page after each click (6 of 15 steps invalid on WebShop goal 0, issue 18); the Tools
+    node reads the page after every action anyway. Under a grammar the enum makes every
+    element call name an element of the page."""
+    refs = page_refs(snapshot)
+    if not refs:
+        return AGENT_TOOLS
+    target = {**_TARGET, "enum": refs}
+    target.pop("maxLength", None)
+    target["description"] = "the element's ref from the page, e.g. e12"
+    offered: list[Schema] = []
+    for tool in AGENT_TOOLS:
+        fn = tool["function"]
+        if fn["name"] == "browser_snapshot":
+            continue
+        props = fn["parameters"]["properties"]
+        if "target" in props:
+            params = {**fn["parameters"], "properties": {**props, "target": target}}
+            tool = {"type": "function", "function": {**fn, "parameters": params}}
+        offered.append(tool)
+    return offered
 
 
 def check_server_tools(available: Iterable[str]) -> None:

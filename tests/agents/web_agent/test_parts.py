@@ -17,6 +17,7 @@ from graphs.web_agent.context_budget import cut_text, estimate_tokens, fit_histo
 from graphs.web_agent.graph import build_graph
 from graphs.web_agent.replies import Answer, Clarification, Plan
 from graphs.web_agent.snapshots import compact, split_snapshot
+from graphs.web_agent.tools import AGENT_TOOLS, agent_tools
 from tests.agents.web_agent.scripted import ScriptedModel, call, structured
 
 
@@ -116,3 +117,18 @@ async def test_a_long_run_keeps_every_agent_prompt_within_the_budget() -> None:
     assert not any("note0" in str(m.content) for m in agent_prompts[-1][1:])
     final = (await graph.aget_state(config)).values
     assert len(final["extracted_data"]) == rounds and final["outcome"] == "completed"
+
+
+def test_element_targets_are_the_refs_of_the_page_shown() -> None:
+    page = (
+        '- textbox "Search" [ref=e3]\n- link "B0001" [ref=e7]:\n  - text [ref=e7]\n- link [ref=e9]'
+    )
+    offered = {t["function"]["name"]: t["function"] for t in agent_tools(page)}
+    assert "browser_snapshot" not in offered  # the page shown was just read
+    for name in ("browser_click", "browser_type", "browser_select_option"):
+        target = offered[name]["parameters"]["properties"]["target"]
+        assert target["enum"] == ["e3", "e7", "e9"]
+    assert {"think", "extract_data", "browser_navigate"} <= set(offered)
+    # Before any page was read there is nothing to point at: the tools are the plain ones.
+    assert agent_tools("") == AGENT_TOOLS
+    assert "enum" not in AGENT_TOOLS[2]["function"]["parameters"]["properties"]["target"]
