@@ -12,7 +12,6 @@ the installed server lacks one of them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -98,39 +97,19 @@ EXTRACT_DATA = _tool(
 )
 AGENT_TOOLS: list[Schema] = [*BROWSER_TOOLS, THINK, EXTRACT_DATA]
 AGENT_TOOL_NAMES = frozenset(t["function"]["name"] for t in AGENT_TOOLS)
-_REF = re.compile(r"\[ref=([A-Za-z0-9_-]+)\]")
-
-
-def page_refs(snapshot: str) -> list[str]:
-    """The element refs of a snapshot, in page order, each once."""
-    return list(dict.fromkeys(_REF.findall(snapshot)))
 
 
 def agent_tools(snapshot: str) -> list[Schema]:
-    """The tools offered for the page shown: `target` is one of its refs, and no
-    `browser_snapshot` while a fresh snapshot is shown.
+    """The tools offered for the page shown: no `browser_snapshot` while a page is shown.
 
-    The 1.5B model, free to write any target, clicked refs the page did not have and re-read
-    the page after each click (6 of 15 steps invalid on WebShop goal 0, issue 18); the Tools
-    node reads the page after every action anyway. Under a grammar the enum makes every
-    element call name an element of the page."""
-    refs = page_refs(snapshot)
-    if not refs:
+    The Tools node reads the page after every action, so the page in the prompt is always
+    fresh; the 1.5B model still re-read it after each click (WebShop goal 0, issue 18: the 15
+    steps alternated click and snapshot, 6 of them refused as repeats). Refs stay free strings:
+    an enum of the page's refs in the schema would put the page into the tool definitions, which
+    come before everything else in the prompt, so no call could re-use the cached prefix."""
+    if not snapshot:
         return AGENT_TOOLS
-    target = {**_TARGET, "enum": refs}
-    target.pop("maxLength", None)
-    target["description"] = "the element's ref from the page, e.g. e12"
-    offered: list[Schema] = []
-    for tool in AGENT_TOOLS:
-        fn = tool["function"]
-        if fn["name"] == "browser_snapshot":
-            continue
-        props = fn["parameters"]["properties"]
-        if "target" in props:
-            params = {**fn["parameters"], "properties": {**props, "target": target}}
-            tool = {"type": "function", "function": {**fn, "parameters": params}}
-        offered.append(tool)
-    return offered
+    return [t for t in AGENT_TOOLS if t["function"]["name"] != "browser_snapshot"]
 
 
 def check_server_tools(available: Iterable[str]) -> None:
