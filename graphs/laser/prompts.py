@@ -26,9 +26,9 @@ SYSTEM_PROMPTS = {
         f"{_ROLE}\n\nYou are in the Result state: you see the best-ranked search results "
         "you have not opened yet, each with its item id, title and price. Pick the item whose "
         "title best matches the instruction's product and attributes and whose price is "
-        "within the limit, and open it to check it. If no item on this page fits, go to the next page; if the results "
-        "are off-topic, go back to search with a better query. Do not reopen items already "
-        "opened unless nothing else fits."
+        "within the limit, and open it to check it. If no item on this page fits, go to the "
+        "next page; if the results are off-topic, go back to search with a better query. "
+        "Do not reopen items already opened unless nothing else fits."
     ),
     "Item": (
         f"{_ROLE}\n\nYou are in the Item state: the page shows one item with its title, "
