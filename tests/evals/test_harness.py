@@ -28,9 +28,9 @@ def test_laser_episodes_are_measured_and_summarised(tmp_path: Path, capsys) -> N
     # Search, open the first result, buy it: three transitions of one call each (the thought
     # rides in the call).
     assert first["steps"] == 3
-    assert first["llm_calls"] == 3
-    assert first["prompt_tokens"] == 300
-    assert first["completion_tokens"] == 30
+    assert first["llm_calls"] == 2  # the first search asks the model nothing
+    assert first["prompt_tokens"] == 200
+    assert first["completion_tokens"] == 20
     assert first["invalid_actions"] == 0
     assert first["backup_fired"] is False
     assert first["bought"] is True
@@ -40,7 +40,7 @@ def test_laser_episodes_are_measured_and_summarised(tmp_path: Path, capsys) -> N
     assert summary["label"] == "laser / fake/first-choice on demo, synthetic goals 0-1"
     assert summary["episodes"] == 2
     assert summary["score"] == pytest.approx(50 * sum(r["reward"] for r in rows))
-    assert summary["mean_llm_calls"] == 3
+    assert summary["mean_llm_calls"] == 2
     assert "laser synthetic 0-1" in capsys.readouterr().err  # the progress bar
     assert "score" in format_summary(summary)
 
