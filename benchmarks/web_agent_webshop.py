@@ -37,13 +37,17 @@ from open_langgraph.models import load_chat_model
 class Timings(BaseCallbackHandler):
     """Wall time and prompt tokens of every model call."""
 
-    def __init__(self) -> None:
+    def __init__(self, trace: Path | None = None) -> None:
         self.started: dict[Any, tuple[float, bool]] = {}
         self.calls: list[dict[str, Any]] = []
+        self.trace = trace
 
     def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, **_: Any) -> None:
         is_agent = str(messages[0][0].content).startswith("You operate a web browser")
         self.started[run_id] = (time.monotonic(), is_agent)
+        if self.trace is not None:
+            with self.trace.open("a") as out:
+                out.write(f"\n===== call {len(self.calls) + 1}\n{messages[0][-1].content}\n")
 
     def on_llm_end(self, response: Any, *, run_id: Any, **_: Any) -> None:
         usage = {}
@@ -51,11 +55,17 @@ class Timings(BaseCallbackHandler):
         if generations[0]:
             usage = getattr(generations[0][0].message, "usage_metadata", None) or {}
         started, is_agent = self.started.pop(run_id, (time.monotonic(), False))
+        if self.trace is not None and generations[0]:
+            reply = generations[0][0].message
+            with self.trace.open("a") as out:
+                out.write(f"----- reply: {reply.content} {getattr(reply, 'tool_calls', '')}\n")
+        details = usage.get("input_token_details") or {}
         self.calls.append(
             {
                 "seconds": time.monotonic() - started,
                 "agent": is_agent,
                 "input_tokens": usage.get("input_tokens"),
+                "cache_read": details.get("cache_read"),
             }
         )
 
@@ -75,18 +85,29 @@ def serve_site(data: str | None, port: int) -> uvicorn.Server:
     return server
 
 
-async def episode(graph: Any, model: Any, url: str, index: int, max_steps: int) -> dict[str, Any]:
+async def episode(
+    graph: Any, model: Any, url: str, index: int, max_steps: int, trace: Path | None = None
+) -> dict[str, Any]:
     shop = f"{url}/fixed_{index}"
     instruction = httpx.get(f"{shop}/state").json()["goal"]["instruction_text"]
     config: dict[str, Any] = {"configurable": {"thread_id": str(uuid.uuid4())}}
-    timings = Timings()
+    timings = Timings(trace)
     config["callbacks"] = [timings]
     context = {"chat_model": model, "max_steps": max_steps}
     value: Any = {"task": f"{instruction}. Shop at {shop}"}
     started = time.monotonic()
     questions = 0
+    # WebShop's episode ends at the purchase: its reward counts even if the agent goes on and
+    # reopens the shop's start page (which starts the goal's session afresh).
+    bought: dict[str, Any] | None = None
     for _ in range(6):
-        await graph.ainvoke(value, config, context=context)
+        async for update in graph.astream(value, config, context=context, stream_mode="updates"):
+            for record in (update.get("tools") or {}).get("action_history") or []:
+                args = json.dumps(record["args"])[:100]
+                print(f"  goal {index}: {record['tool']} {args} -> {record['result'][:80]}")
+            if bought is None and "tools" in update:
+                site = httpx.get(f"{shop}/state").json()
+                bought = site if site["done"] else None
         state = await graph.aget_state(config)
         if not state.interrupts:
             break
@@ -95,7 +116,7 @@ async def episode(graph: Any, model: Any, url: str, index: int, max_steps: int) 
         value = Command(resume=shop if asked["type"] == "clarification" else "yes")
     seconds = time.monotonic() - started
     values = (await graph.aget_state(config)).values
-    site = httpx.get(f"{shop}/state").json()
+    site = bought or httpx.get(f"{shop}/state").json()
     actions = values.get("action_history") or []
     snapshots = [a["snapshot_tokens"] for a in actions if "snapshot_tokens" in a]
     raw = [a["snapshot_tokens_raw"] for a in actions if "snapshot_tokens_raw" in a]
@@ -117,6 +138,7 @@ async def episode(graph: Any, model: Any, url: str, index: int, max_steps: int) 
             statistics.mean(c["seconds"] for c in agent_calls) if agent_calls else 0.0, 2
         ),
         "agent_prompt_tokens": [c["input_tokens"] for c in agent_calls],
+        "agent_prompt_tokens_cached": [c["cache_read"] for c in agent_calls],
         "snapshot_tokens": snapshots,
         "snapshot_tokens_raw": raw,
         "final_answer": values.get("final_answer"),
@@ -132,6 +154,9 @@ async def main() -> None:
     parser.add_argument("--max-steps", type=int, default=10)
     parser.add_argument("--port", type=int, default=3917)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--trace", type=Path, default=None, help="append every prompt's last message and reply"
+    )
     args = parser.parse_args()
     serve_site(args.data, args.port)
     model = load_chat_model(args.model)
@@ -142,10 +167,12 @@ async def main() -> None:
     for index in range(args.start, args.start + args.n):
         if index in done:
             continue
-        row = await episode(graph, model, f"http://127.0.0.1:{args.port}", index, args.max_steps)
+        url = f"http://127.0.0.1:{args.port}"
+        row = await episode(graph, model, url, index, args.max_steps, args.trace)
         with args.out.open("a") as out:
             out.write(json.dumps(row) + "\n")
-        print(json.dumps({k: row[k] for k in ("goal", "reward", "agent_steps", "seconds")}))
+        summary = {k: row[k] for k in ("goal", "reward", "agent_steps", "seconds")}
+        print(json.dumps(summary), flush=True)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ the first browser call and closed by Report, or by the node that fails or is can
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -39,22 +39,27 @@ from langgraph.types import Command, interrupt
 from graphs.web_agent import prompts
 from graphs.web_agent.approval import read_approval, read_yes_no
 from graphs.web_agent.context import WebAgentContext, resolve_context, resolve_model
-from graphs.web_agent.context_budget import cut_text, estimate_tokens, fit_history
+from graphs.web_agent.context_budget import cut_text, estimate_tokens
+from graphs.web_agent.history import actions_block
 from graphs.web_agent.mcp_session import SESSIONS, BrowserSession
 from graphs.web_agent.repeats import asks_something_new, repeated_action
 from graphs.web_agent.replies import Answer, Clarification, Plan
-from graphs.web_agent.site_policy import SitePolicy, origin_of, site_policy
-from graphs.web_agent.snapshots import compact, split_snapshot
+from graphs.web_agent.site_policy import SitePolicy, named_urls, origin_of, site_policy
+from graphs.web_agent.snapshots import compact, elements, split_snapshot
 from graphs.web_agent.state import InputState, WebAgentState
 from graphs.web_agent.tools import (
     PAGE_CHANGING,
     agent_tools,
     check_arguments,
     check_server_tools,
+    decode_tools,
 )
+from open_langgraph.models.local import LocalChatModel
 
 REPLY_TOKENS = 400
 """Kept free in the context window for the Agent's reply."""
+ACTIONS_TOKENS = 300
+"""Kept beside the page in the Agent's last message for the newest of its actions."""
 
 Node = Callable[..., Awaitable[Any]]
 
@@ -138,7 +143,7 @@ class WebAgent:
         steps = [s.strip() for s in reply.steps if s.strip()]
         if not steps:
             raise ValueError("the planner returned an empty plan")
-        return {"plan": steps, "current_plan_step": 0}
+        return {"plan": steps}
 
     def human_approval(self, state: WebAgentState) -> Command[Any]:
         """Show the plan; yes runs it, no re-plans with the feedback, anything else asks
@@ -158,7 +163,7 @@ class WebAgent:
                     goto="agent",
                     update={
                         "plan_feedback": None,
-                        "current_plan_step": 0,
+                        "finished": None,
                         "agent_steps": 0,
                         "last_error": None,
                     },
@@ -186,45 +191,60 @@ class WebAgent:
     # -- the browser phase -------------------------------------------------------------------
 
     async def agent(self, state: WebAgentState, runtime: Runtime[Any]) -> dict[str, Any]:
+        """Decide the next tool call. The prompt is the stable part first (tools, rules, task,
+        plan), then one message with what changes: the actions so far and the current page.
+        Each call re-reads only that message instead of the whole prompt."""
+        steps = state.get("agent_steps", 0) + 1
+        opening = open_named_site(state)
+        if opening is not None:
+            return {"messages": [opening], "agent_steps": steps}
         ctx, model = self._setup(runtime)
-        plan = state.get("plan") or []
-        step = state.get("current_plan_step", 0)
+        task = task_of(state)
         snapshot = state.get("last_snapshot") or ""
         error = state.get("last_error")
+        system = SystemMessage(
+            prompts.AGENT.format(
+                task=task,
+                answers=prompts.answers_block(state.get("clarifications") or []),
+                plan=prompts.plan_block(state.get("plan") or []),
+            )
+        )
+        records = state.get("action_history") or []
         fields = {
-            "task": task_of(state),
-            "answers": prompts.answers_block(state.get("clarifications") or []),
-            "plan": prompts.plan_block(plan, step),
-            "extracted": state.get("extracted_data") or {},
+            "task": task,
+            "actions": "",
+            "extracted": prompts.extracted_block(state.get("extracted_data") or {}),
             "error": f"Last action failed: {error}\n" if error else "",
             "url": f" ({state['snapshot_url']})" if state.get("snapshot_url") else "",
         }
         budget = ctx.context_tokens - REPLY_TOKENS
         offered = agent_tools(snapshot)
-        tools_cost = estimate_tokens(str(offered))
+        fixed = estimate_tokens(str(system.content)) + estimate_tokens(str(offered))
         # Findings stay in the state; only the prompt shows the newest that fit.
         findings = dict(state.get("extracted_data") or {})
-        frame = prompts.AGENT.format(**fields, snapshot="")
-        while findings and estimate_tokens(frame) + tools_cost + 300 > budget:
+        frame = prompts.PAGE.format(**fields, snapshot="")
+        while findings and fixed + estimate_tokens(frame) + 300 > budget:
             findings.pop(next(iter(findings)))
             hidden = len(state.get("extracted_data") or {}) - len(findings)
-            fields["extracted"] = f"{findings} ({hidden} older findings not shown)"
-            frame = prompts.AGENT.format(**fields, snapshot="")
-        snapshot_room = max(200, budget - estimate_tokens(frame) - tools_cost - 300)
-        shown = cut_text(snapshot, snapshot_room) if snapshot else prompts.NO_PAGE
-        system = SystemMessage(prompts.AGENT.format(**fields, snapshot=shown))
-        history, _dropped = fit_history(
-            estimate_tokens(str(system.content)) + tools_cost,
-            [m for m in state.get("messages") or [] if not isinstance(m, SystemMessage)],
-            budget,
-        )
-        if not history or not isinstance(history[-1], (HumanMessage, ToolMessage)):
-            history.append(HumanMessage(f"Do step {min(step, len(plan) - 1) + 1} of the plan."))
-        bound = model.bind_tools(offered, tool_choice="any")
-        reply = await bound.ainvoke([system, *history])
+            fields["extracted"] = prompts.extracted_block(
+                f"{findings} ({hidden} older findings not shown)"
+            )
+            frame = prompts.PAGE.format(**fields, snapshot="")
+        room = max(200, budget - fixed - estimate_tokens(frame))
+        # The page first, then as many of the newest actions as fit beside it.
+        shown = cut_text(snapshot, max(100, room - ACTIONS_TOKENS)) if snapshot else prompts.NO_PAGE
+        fields["actions"] = actions_block(records, max(50, room - estimate_tokens(shown)))
+        page = HumanMessage(prompts.PAGE.format(**fields, snapshot=shown))
+        if isinstance(model, LocalChatModel) and snapshot:
+            bound = model.bind_tools(
+                offered, tool_choice="any", decode_tools=decode_tools(offered, snapshot)
+            )
+        else:
+            bound = model.bind_tools(offered, tool_choice="any")
+        reply = await bound.ainvoke([system, page])
         if isinstance(reply, AIMessage) and len(reply.tool_calls) > 1:
             reply = reply.model_copy(update={"tool_calls": reply.tool_calls[:1]})
-        return {"messages": [reply], "agent_steps": state.get("agent_steps", 0) + 1}
+        return {"messages": [reply], "agent_steps": steps}
 
     async def tools(
         self, state: WebAgentState, runtime: Runtime[Any], config: RunnableConfig
@@ -232,7 +252,7 @@ class WebAgent:
         ctx, _ = self._setup(runtime)
         message = state["messages"][-1]
         assert isinstance(message, AIMessage) and message.tool_calls
-        step = state.get("current_plan_step", 0)
+        page = state.get("snapshot_url") or ""
         update: dict[str, Any] = {"last_error": None}
         results: list[BaseMessage] = []
         records: list[dict[str, Any]] = []
@@ -244,22 +264,26 @@ class WebAgent:
         )
         for call in message.tool_calls:
             name, args = call["name"], call["args"]
-            record: dict[str, Any] = {"step": step, "tool": name, "args": args}
+            record: dict[str, Any] = {"page": page, "tool": name, "args": args}
+            label = None
+            if isinstance(args, dict) and "target" in args:
+                label = elements(state.get("last_snapshot") or "").get(str(args["target"]))
+                if label:
+                    record["label"] = label
             problem = check_arguments(name, args)
-            earlier = repeated_action(state.get("action_history") or [], step, name, args)
+            earlier = None
+            if problem is None:
+                history = state.get("action_history") or []
+                earlier = repeated_action(history, page, name, args, label)
             if problem is None and earlier is not None:
-                problem = (
-                    f"Already done in this step, with the result: {earlier}. Do not repeat "
-                    "it: do the next thing, or call think if this step is finished."
-                )
+                problem = repeat_refusal(earlier)
             if problem is None and name == "browser_navigate":
                 problem = policy.refusal(str(args["url"]))  # before the browser moves
             if problem is not None:
                 text, ok = problem, False
-            elif name == "think":
-                text, ok = f"Step {step + 1} done.", True
-                step += 1
-                update["current_plan_step"] = step
+            elif name == "finish":
+                text, ok = "Finished.", True
+                update["finished"] = str(args["result"])
             elif name == "extract_data":
                 update.setdefault("extracted_data", {})[args["name"]] = args["value"]
                 text, ok = f"Stored {args['name']}.", True
@@ -329,10 +353,8 @@ class WebAgent:
         was found."""
         await SESSIONS.close(session_key(config))
         _, model = self._setup(runtime)
-        plan = state.get("plan") or []
-        step = state.get("current_plan_step", 0)
         ctx = resolve_context(runtime.context)
-        if plan and step >= len(plan):
+        if state.get("finished") is not None:
             outcome = "completed"
         elif state.get("agent_steps", 0) >= ctx.max_steps:
             outcome = "out_of_steps"
@@ -352,6 +374,37 @@ class WebAgent:
             "final_answer": final_answer,
             "messages": [AIMessage(text)],
         }
+
+
+def repeat_refusal(earlier: Mapping[str, Any]) -> str:
+    """What the model is told instead of running an action a second time on a page."""
+    result = earlier.get("result") or "done"
+    if earlier.get("ok"):
+        return (
+            f"Already done on this page, with the result: {result}. Do not repeat it: do the "
+            "next thing, or call finish if the task is done."
+        )
+    return (
+        f"This failed on this page before: {result}. Do not try it again: use a ref shown on "
+        "the current page, or another action."
+    )
+
+
+def open_named_site(state: WebAgentState) -> AIMessage | None:
+    """The first browser action when it needs no decision: open the page the person named.
+
+    Before any page is open, a task that names a URL (or an answer that gave one) can only
+    start there; the model is asked from the first page on, which saves a call and shows it a
+    page from its first decision. None when a browser action was taken or no URL was named."""
+    history = state.get("action_history") or []
+    if state.get("last_snapshot") or any(r.get("tool", "").startswith("browser_") for r in history):
+        return None
+    answers = [str(c.get("answer") or "") for c in state.get("clarifications") or []]
+    urls = named_urls([*answers, task_of(state)])
+    if not urls:
+        return None
+    call = {"name": "browser_navigate", "args": {"url": urls[0]}, "id": "open_named_site"}
+    return AIMessage(content="", tool_calls=[call])
 
 
 def _closing_on_failure(node: Node) -> Node:
@@ -381,7 +434,7 @@ def route_after_agent(state: WebAgentState, runtime: Runtime[Any]) -> str:
 
 def route_after_tools(state: WebAgentState, runtime: Runtime[Any]) -> str:
     ctx = resolve_context(runtime.context)
-    if state.get("current_plan_step", 0) >= len(state.get("plan") or []):
+    if state.get("finished") is not None:
         return "report"
     if state.get("agent_steps", 0) >= ctx.max_steps:
         return "report"
@@ -409,9 +462,9 @@ def _summarise(text: str, failed: bool) -> str:
 
 
 def _workflow_summary(state: WebAgentState, outcome: str) -> str:
-    plan = state.get("plan") or []
-    step = min(state.get("current_plan_step", 0), len(plan))
-    lines = [f"Outcome: {outcome}. Plan steps completed: {step} of {len(plan)}."]
+    lines = [f"Outcome: {outcome}."]
+    if state.get("finished"):
+        lines.append(f"The agent's own account: {state['finished']}")
     actions = state.get("action_history") or []
     if actions:
         lines.append(f"Actions ({len(actions)}):")

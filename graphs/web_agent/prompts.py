@@ -24,16 +24,23 @@ Task: {task}
 AGENT = """You operate a web browser to carry out a task, one tool call at a time.
 
 Task: {task}
-{answers}Plan:
+{answers}Plan approved by the person (a guide; your actions so far show how far you are):
 {plan}
-Data extracted so far: {extracted}
-{error}
-Rules: use an element's ref from the page below as `target` (e.g. e7). Record every value \
-the task asks for with extract_data. When the current step is finished, call think; it moves \
-you to the next step.
 
-Current page{url}:
-{snapshot}"""
+Rules:
+- Act on the current page: `target` is the ref of one of its elements (e.g. e7).
+- To search, type only the product in a few words into the search box, with submit=true \
+(for "Find me red cotton socks, size large, under 20 dollars" type "red cotton socks").
+- On a product page, choose each option the task asks for (size, color), then buy.
+- Record every value the task asks for with extract_data.
+- Do not repeat an action that worked. When the task is done, or cannot be done, call finish."""
+
+PAGE = """{actions}{extracted}{error}Current page{url}:
+{snapshot}
+
+Choose the next action for the task: {task}"""
+"""The Agent's last message, the only part of its prompt that changes on every call: it comes
+after the stable system message and history so that the model's prompt cache keeps them."""
 
 NO_PAGE = "(no page open yet: start with browser_navigate)"
 
@@ -50,9 +57,9 @@ def answers_block(clarifications: list[dict[str, str]]) -> str:
     return "Answers from the person:\n" + "\n".join(lines) + "\n"
 
 
-def plan_block(plan: list[str], current: int) -> str:
-    lines = []
-    for i, step in enumerate(plan):
-        mark = "done" if i < current else ("current" if i == current else "todo")
-        lines.append(f"{i + 1}. [{mark}] {step}")
-    return "\n".join(lines)
+def plan_block(plan: list[str]) -> str:
+    return "\n".join(f"{i + 1}. {step}" for i, step in enumerate(plan))
+
+
+def extracted_block(extracted: object) -> str:
+    return f"Data extracted so far: {extracted}\n" if extracted else ""

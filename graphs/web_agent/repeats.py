@@ -1,5 +1,5 @@
 """What the web agent does not do twice: ask about what the task already says, or repeat an
-action it already took in the same plan step.
+action it already took on the same page.
 
 The 1.5B model asked three clarifying questions about WebShop instructions that named the
 product, its options and its price, and repeated identical browser actions until the step cap.
@@ -71,8 +71,8 @@ _STOP = frozenset(
 )
 #: A question is about the task's own words when this share of its content words is in the task.
 ALREADY_GIVEN_SHARE = 0.5
-#: Tools whose repetition within a step is normal (looking again, moving to the next step).
-REPEATABLE = frozenset({"browser_snapshot", "think", "browser_navigate_back", "browser_wait_for"})
+#: Tools whose repetition on a page is normal (waiting, going back, stopping).
+REPEATABLE = frozenset({"browser_snapshot", "browser_navigate_back", "browser_wait_for", "finish"})
 
 
 def _content_words(text: str) -> set[str]:
@@ -93,17 +93,35 @@ def asks_something_new(
     return len(words & known) / len(words) < ALREADY_GIVEN_SHARE
 
 
+def action_key(tool: str, args: Mapping[str, Any], label: str | None) -> str:
+    """What makes two actions the same: the tool, and its arguments with the element named by
+    what it is (`link "Buy Now"`) when known rather than by its ref, which changes with every
+    reload of a page (`f4e13`, `f5e13`, ...); the free `element` description is left out."""
+    same = {k: v for k, v in args.items() if k != "element"}
+    if label and "target" in same:
+        same["target"] = label
+    return call_key(tool, same)
+
+
 def repeated_action(
-    history: Sequence[Mapping[str, Any]], step: int, tool: str, args: Mapping[str, Any]
-) -> str | None:
-    """The result of the same successful action (tool and arguments) in this plan step, if
-    one was taken, else None."""
+    history: Sequence[Mapping[str, Any]],
+    page: str,
+    tool: str,
+    args: Mapping[str, Any],
+    label: str | None = None,
+) -> Mapping[str, Any] | None:
+    """The record of the same action taken earlier on the same page (URL), whether it worked
+    or failed, else None.
+
+    Keyed by page rather than by time: going back to a page to do the same thing again is the
+    loop to stop. A failed action is not retried as it was either: the 1.5B model clicked a ref
+    of an earlier page three times running, each time told the ref was not on the page."""
     if tool in REPEATABLE:
         return None
-    wanted = call_key(tool, dict(args))
+    wanted = action_key(tool, args, label)
     for record in reversed(history):
-        if record.get("step") != step:
-            break
-        if record.get("ok") and call_key(record["tool"], record.get("args") or {}) == wanted:
-            return str(record.get("result") or "done")
+        if record.get("page", "") == page and wanted == action_key(
+            record["tool"], record.get("args") or {}, record.get("label")
+        ):
+            return record
     return None

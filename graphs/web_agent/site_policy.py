@@ -60,14 +60,24 @@ def normalize_entry(entry: str) -> str:
     return origin.replace("wildcard-label.", "*.", 1)
 
 
-def named_origins(texts: Iterable[str]) -> list[str]:
-    """The origins of the URLs written in `texts`, first seen first."""
+def named_urls(texts: Iterable[str]) -> list[str]:
+    """The http(s) URLs written in `texts`, first seen first, trailing punctuation dropped."""
     found: list[str] = []
     for text in texts:
         for match in _URL_IN_TEXT.finditer(text):
-            origin = origin_of(match.group(0).rstrip(".,;:!?"))
-            if origin is not None and origin not in found:
-                found.append(origin)
+            url = match.group(0).rstrip(".,;:!?")
+            if origin_of(url) is not None and url not in found:
+                found.append(url)
+    return found
+
+
+def named_origins(texts: Iterable[str]) -> list[str]:
+    """The origins of the URLs written in `texts`, first seen first."""
+    found: list[str] = []
+    for url in named_urls(texts):
+        origin = origin_of(url)
+        if origin is not None and origin not in found:
+            found.append(origin)
     return found
 
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 
 _PAGE_URL = re.compile(r"^- Page URL: (\S+)", re.M)
+# An element line of the accessibility tree: `- link "Buy Now" [ref=e12]`, `- textbox [ref=e3]`.
+_ELEMENT = re.compile(
+    r"^\s*- (\w+)( \"(?:[^\"\\]|\\.)*\")?(?: \[[^\]]*\])*? \[ref=([\w-]+)\]", re.M
+)
 _URL_LINE = re.compile(r"^\s*- /url: .*\n?", re.M)
 _CURSOR = re.compile(r" \[cursor=pointer\]")
 
@@ -29,3 +33,13 @@ def split_snapshot(text: str) -> tuple[str, str]:
 def compact(snapshot: str) -> str:
     """The snapshot without link URLs and cursor markers."""
     return _CURSOR.sub("", _URL_LINE.sub("", snapshot))
+
+
+def elements(snapshot: str) -> dict[str, str]:
+    """Every ref of the page with what it is (`link "Buy Now"`, `textbox`), in page order."""
+    return {m.group(3): f"{m.group(1)}{m.group(2) or ''}" for m in _ELEMENT.finditer(snapshot)}
+
+
+def refs_with_roles(snapshot: str, roles: frozenset[str]) -> list[str]:
+    """The refs of the page's elements of these ARIA roles, in page order."""
+    return [m.group(3) for m in _ELEMENT.finditer(snapshot) if m.group(1) in roles]

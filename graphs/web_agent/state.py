@@ -39,9 +39,11 @@ class WebAgentState(InputState, total=False):
     plan: list[str]
     plan_feedback: str | None
     """Why the person rejected the last plan; Planning writes the next one with it."""
-    current_plan_step: int
     action_history: Annotated[list[dict[str, Any]], operator.add]
-    """One record per executed tool call: step, tool, args, ok, result (short)."""
+    """One record per executed tool call: page (URL it was taken on), tool, args, ok, result
+    (short)."""
+    finished: str | None
+    """The Agent's `finish` call: what it says it achieved, or why it stopped."""
     last_error: str | None
     extracted_data: Annotated[dict[str, Any], merge_dicts]
     last_snapshot: str
@@ -50,7 +52,7 @@ class WebAgentState(InputState, total=False):
     agent_steps: int
     """Agent decisions made in this execution (the step budget counts these)."""
     outcome: str
-    """How the run ended: completed, out_of_steps, stopped (the model stopped calling tools),
-    quit (the person quit at approval)."""
+    """How the run ended: completed (the Agent called finish), out_of_steps, stopped (the model
+    stopped calling tools), quit (the person quit at approval)."""
     final_answer: str | None
     workflow_summary: str

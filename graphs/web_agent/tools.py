@@ -1,5 +1,5 @@
-"""The tools the Agent may call: a chosen set of Playwright MCP browser tools, `think` and
-`extract_data`.
+"""The tools the Agent may call: a chosen set of Playwright MCP browser tools, `extract_data`
+and `finish`.
 
 Browser tools are forwarded to the MCP server under their own names and argument names
 (element tools take `target`, the ref from the snapshot such as `e12` or a unique CSS selector;
@@ -12,8 +12,11 @@ the installed server lacks one of them.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import Any
+
+from graphs.web_agent.snapshots import refs_with_roles
 
 Schema = dict[str, Any]
 
@@ -83,11 +86,11 @@ BROWSER_TOOL_NAMES = frozenset(t["function"]["name"] for t in BROWSER_TOOLS)
 # Tools after which the page may have changed, so the Tools node takes a fresh snapshot.
 PAGE_CHANGING = BROWSER_TOOL_NAMES - {"browser_snapshot"}
 
-THINK = _tool(
-    "think",
-    "Record your reasoning when the current plan step is finished; moves on to the next step.",
-    {"thought": _text("what the step achieved and what comes next", 300)},
-    ["thought"],
+FINISH = _tool(
+    "finish",
+    "Stop: the task is done, or cannot be done. Ends the work; a report follows.",
+    {"result": _text("what was achieved, or why it cannot be done", 300)},
+    ["result"],
 )
 EXTRACT_DATA = _tool(
     "extract_data",
@@ -95,7 +98,7 @@ EXTRACT_DATA = _tool(
     {"name": _text("what the value is", 60), "value": _text("the value as seen on the page", 300)},
     ["name", "value"],
 )
-AGENT_TOOLS: list[Schema] = [*BROWSER_TOOLS, THINK, EXTRACT_DATA]
+AGENT_TOOLS: list[Schema] = [*BROWSER_TOOLS, EXTRACT_DATA, FINISH]
 AGENT_TOOL_NAMES = frozenset(t["function"]["name"] for t in AGENT_TOOLS)
 
 
@@ -110,6 +113,45 @@ def agent_tools(snapshot: str) -> list[Schema]:
     if not snapshot:
         return AGENT_TOOLS
     return [t for t in AGENT_TOOLS if t["function"]["name"] != "browser_snapshot"]
+
+
+#: ARIA roles each element tool may act on; its `target` is decoded as one of these refs.
+CLICKABLE = frozenset(
+    {"link", "button", "checkbox", "radio", "option", "tab", "switch", "treeitem", "combobox"}
+    | {"menuitem", "menuitemcheckbox", "menuitemradio"}
+)
+TYPABLE = frozenset(["textbox", "searchbox", "combobox", "spinbutton"])
+SELECTABLE = frozenset(["combobox", "listbox"])
+_TARGET_ROLES = {
+    "browser_click": CLICKABLE,
+    "browser_type": TYPABLE,
+    "browser_select_option": SELECTABLE,
+}
+
+
+def decode_tools(offered: list[Schema], snapshot: str) -> list[Schema]:
+    """`offered` as the model may call them on this page: an element tool's `target` is one of
+    the page's refs of a role that tool acts on, and a tool with no such element is left out.
+
+    For a grammar-constrained model only (`decode_tools` of the local model's `bind_tools`):
+    the prompt keeps the general schemas, so its cached prefix holds. Without it the 1.5B model
+    clicked `e7`, the ref of the first page's Search button, on three later pages."""
+    narrowed: list[Schema] = []
+    for tool in offered:
+        name = tool["function"]["name"]
+        roles = _TARGET_ROLES.get(name)
+        if roles is None:
+            narrowed.append(tool)
+            continue
+        refs = refs_with_roles(snapshot, roles)
+        if not refs:
+            continue
+        function = copy.deepcopy(tool["function"])
+        target = function["parameters"]["properties"]["target"]
+        target.pop("maxLength", None)
+        target["enum"] = refs
+        narrowed.append({"type": "function", "function": function})
+    return narrowed
 
 
 def check_server_tools(available: Iterable[str]) -> None:

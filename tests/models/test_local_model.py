@@ -101,6 +101,45 @@ def test_enum_restricts_to_page_ids_even_when_prompt_names_others(
     assert reply.tool_calls[0]["args"]["item_id"] in {"B07X1", "B09K3", "B0C55", "B01ZZ"}
 
 
+def test_decode_tools_narrow_the_grammar_but_not_the_prompt(
+    smollm2: LocalChatModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt describes the general tools (its cached prefix holds from call to call);
+    only the grammar takes this call's allowed values, and a tool left out of it is not
+    callable."""
+    general = _fn_with_target("open", {"type": "string", "maxLength": 20})
+    narrowed = _fn_with_target("open", {"type": "string", "enum": ["f2e9", "f2e13"]})
+    runner = smollm2.runner()
+    requests: list[dict] = []
+    complete = runner.complete
+    monkeypatch.setattr(runner, "complete", lambda r, *a: requests.append(r) or complete(r, *a))
+    for prompt in ["Open e7.", "Open the item f1e4 now.", "Open something."]:
+        bound = smollm2.bind_tools([general, SEARCH], tool_choice="any", decode_tools=[narrowed])
+        reply = bound.invoke(prompt)
+        assert reply.tool_calls[0]["name"] == "open"
+        assert reply.tool_calls[0]["args"]["target"] in {"f2e9", "f2e13"}
+    system = requests[0]["messages"][0]["content"]
+    assert '"maxLength": 20' in system and "f2e9" not in system and '"search"' in system
+    assert all(r["messages"][0]["content"] == system for r in requests)
+    with pytest.raises(ValueError, match="not bound"):
+        smollm2.bind_tools([SEARCH], decode_tools=[narrowed])
+
+
+def _fn_with_target(name: str, target: dict) -> dict:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": "Open an element of the page.",
+            "parameters": {
+                "type": "object",
+                "properties": {"target": target},
+                "required": ["target"],
+            },
+        },
+    }
+
+
 def test_text_streams_token_by_token(smollm2: LocalChatModel) -> None:
     chunks = list(smollm2.stream([HumanMessage("Write one sentence about the sea.")]))
     text_chunks = [c for c in chunks if c.content]

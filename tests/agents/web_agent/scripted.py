@@ -2,8 +2,8 @@
 
 A browser agent's element refs (`e12`, `f2e16`) are only known once the page is seen, so a
 script entry may be a function of the messages the model is given; it reads the snapshot in
-the system prompt as a real model would. Structured replies (`with_structured_output`) are tool
-calls named after the schema, which LangChain's default implementation parses.
+the Agent's last message as a real model would. Structured replies (`with_structured_output`)
+are tool calls named after the schema, which LangChain's default implementation parses.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel
 
@@ -34,9 +34,8 @@ def structured(schema: type[BaseModel], **fields: Any) -> AIMessage:
 
 
 def page_of(messages: Sequence[BaseMessage]) -> str:
-    """The snapshot part of the Agent's system prompt."""
-    system = next(m for m in messages if isinstance(m, SystemMessage))
-    return str(system.content).split("Current page", 1)[1]
+    """The snapshot part of the Agent's last message (the page comes after the stable prompt)."""
+    return str(messages[-1].content).split("Current page", 1)[1]
 
 
 def ref(messages: Sequence[BaseMessage], role: str, name: str | None = None) -> str:
@@ -91,6 +90,8 @@ class ShopperModel(BaseChatModel):
     option: str = "32 fl oz"
     query: str = "sulfate free paraben free shampoo"
     calls: int = 0
+    agent_prompts: list[list[BaseMessage]] = []
+    """The messages of every Agent decision, in order."""
 
     @property
     def _llm_type(self) -> str:
@@ -140,50 +141,45 @@ class ShopperModel(BaseChatModel):
         return self.act(messages)
 
     def act(self, messages: list[BaseMessage]) -> AIMessage:
+        self.agent_prompts.append(list(messages))
         page = page_of(messages)
-        last = next(
-            (
-                m.tool_calls[-1]
-                for m in reversed(messages)
-                if isinstance(m, AIMessage) and m.tool_calls
-            ),
-            None,
-        )
-        name = last["name"] if last else None
-        args = last["args"] if last else {}
+        done = last_action(messages)
         if "no page open yet" in page:
             url = re.search(r"-> (http\S+)", str(messages[0].content))
             assert url, "the shop's address is not in the prompt"
             return call("browser_navigate", url=url.group(1))
-        if name == "browser_navigate":
+        if done.startswith("opened "):
             return call(
                 "browser_type", target=ref(messages, "textbox"), text=self.query, submit=True
             )
-        if name == "browser_type":
-            return call("think", thought="Search results are shown.")
-        if name == "think" and "Reward:" in page:
-            return call("think", thought="Bought.")
-        if name == "think" and "Buy Now" in page:
-            return call("browser_click", target=ref(messages, "link", "Buy Now"), element="Buy Now")
-        if name == "think":
+        if done.startswith("typed "):
             return call("browser_click", target=ref(messages, "link", self.item), element="item")
-        if name == "browser_click" and args.get("element") == "item":
+        if done == f'clicked link "{self.item}"':
             return call(
-                "browser_click", target=ref(messages, "link", self.option), element="option"
+                "browser_click", target=ref(messages, "radio", self.option), element="option"
             )
-        if name == "browser_click" and args.get("element") == "option":
+        if done == f'clicked radio "{self.option}"':
+            # The site marks the chosen option in the accessibility tree.
+            assert re.search(rf'- radio "{re.escape(self.option)}" \[checked\]', page), page
             title = re.search(r'paragraph \[ref=\w+\]: ([^\n"]+)\n[^\n]*"Price: ', page)
             assert title, page
             return call("extract_data", name="item", value=title.group(1).strip())
-        if name == "extract_data" and args.get("name") == "item":
+        if done == "noted item":
             price = re.search(r'"Price: ([^"]+)"', page)
             assert price, page
             return call("extract_data", name="price", value=price.group(1))
-        if name == "extract_data":
-            return call("think", thought="Item, option and price are noted.")
-        if name == "browser_click" and args.get("element") == "Buy Now":
-            return call("think", thought="Bought.")
-        raise AssertionError(f"the script has no move after {name} on:\n{page}")
+        if done == "noted price":
+            return call("browser_click", target=ref(messages, "link", "Buy Now"), element="Buy Now")
+        if done == 'clicked link "Buy Now"':
+            return call("finish", result="Bought the shampoo.")
+        raise AssertionError(f"the script has no move after {done!r} on:\n{page}")
+
+
+def last_action(messages: Sequence[BaseMessage]) -> str:
+    """The newest line of the Agent's "Actions so far" list ("" before any action)."""
+    block = str(messages[-1].content).split("Current page", 1)[0]
+    lines = re.findall(r"^\d+\. (.*)$", block, re.M)
+    return lines[-1] if lines else ""
 
 
 def _schema(name: str) -> type[BaseModel]:

@@ -1,5 +1,6 @@
 """The web agent's pure parts: reading a person's answers, fitting prompts into the context
-window, trimming snapshots, and the agent prompt staying within budget on a long run."""
+window, telling actions back, trimming snapshots, the refs each element tool may take, and the
+agent prompt staying within budget on a long run."""
 
 from __future__ import annotations
 
@@ -7,17 +8,18 @@ import uuid
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from graphs.web_agent.approval import read_approval, read_yes_no
 from graphs.web_agent.context import resolve_context
-from graphs.web_agent.context_budget import cut_text, estimate_tokens, fit_history
+from graphs.web_agent.context_budget import cut_text, estimate_tokens
 from graphs.web_agent.graph import build_graph
+from graphs.web_agent.history import actions_block
 from graphs.web_agent.replies import Answer, Clarification, Plan
-from graphs.web_agent.snapshots import compact, split_snapshot
-from graphs.web_agent.tools import AGENT_TOOLS, agent_tools
+from graphs.web_agent.snapshots import compact, elements, split_snapshot
+from graphs.web_agent.tools import AGENT_TOOLS, agent_tools, decode_tools
 from tests.agents.web_agent.scripted import ScriptedModel, call, structured
 
 
@@ -47,26 +49,63 @@ def test_yes_no_answers() -> None:
     assert read_yes_no("what do you mean") is None
 
 
-def _round(i: int, size: int) -> list[Any]:
-    return [
-        AIMessage(
-            "", tool_calls=[{"name": "browser_click", "args": {"target": f"e{i}"}, "id": f"{i}"}]
-        ),
-        ToolMessage("x" * size, tool_call_id=f"{i}"),
+def test_actions_are_told_in_words_newest_kept_and_without_refs() -> None:
+    records = [
+        {"tool": "browser_navigate", "args": {"url": "http://s/"}, "ok": True},
+        {
+            "tool": "browser_type",
+            "args": {"target": "e6", "text": "pillow", "submit": True},
+            "label": "textbox",
+            "ok": True,
+        },
+        {"tool": "browser_click", "args": {"target": "f2e8"}, "label": 'link "B07X1"', "ok": True},
+        {
+            "tool": "browser_click",
+            "args": {"target": "e7"},
+            "ok": False,
+            "result": "Ref e7 gone",
+        },
+        {"tool": "extract_data", "args": {"name": "price", "value": "$3"}, "ok": True},
     ]
+    block = actions_block(records, max_tokens=1000)
+    assert block.splitlines() == [
+        "Actions so far:",
+        "1. opened http://s/",
+        '2. typed "pillow" into textbox and pressed Enter',
+        '3. clicked link "B07X1"',
+        "4. clicked e7: FAILED (Ref e7 gone)",
+        "5. noted price",
+    ]
+    short = actions_block(records, max_tokens=16)
+    assert short.startswith("Actions so far (3 older not shown):") and "5. noted price" in short
+    assert actions_block([], 100) == "Actions so far: none.\n"
 
 
-def test_history_is_dropped_oldest_first_with_calls_and_results_together() -> None:
-    history = [HumanMessage("go")] + [m for i in range(10) for m in _round(i, 700)]
-    kept, dropped = fit_history(system_tokens=500, history=history, budget=1500)
-    assert 0 < dropped < len(history)
-    assert kept == history[-len(kept) :]  # a suffix: the newest part
-    assert isinstance(kept[0], AIMessage)  # never a result without its call
-    kept_all, none_dropped = fit_history(500, history, budget=100_000)
-    assert kept_all == history and none_dropped == 0
-    # The newest round is kept even when nothing fits, since it is what the model answers.
-    last, _ = fit_history(10_000, history, budget=1000)
-    assert last == history[-2:]
+PAGE = """- generic [ref=e1]:
+  - paragraph [ref=e2]: "Find me \\"red\\" socks"
+  - textbox [active] [ref=e6]
+  - button "Search" [ref=e7]
+  - link "Next >" [ref=f2e6]:
+  - heading [level=4] [ref=f2e7]:
+    - link "B0743JKHBV" [ref=f2e8]:
+  - combobox "Size" [ref=e9]"""
+
+
+def test_element_tools_are_decoded_to_the_refs_of_their_roles() -> None:
+    assert elements(PAGE)["f2e8"] == 'link "B0743JKHBV"' and elements(PAGE)["e6"] == "textbox"
+    narrowed = {t["function"]["name"]: t["function"] for t in decode_tools(AGENT_TOOLS, PAGE)}
+    target = "target"
+    click = narrowed["browser_click"]["parameters"]["properties"][target]
+    assert click["enum"] == ["e7", "f2e6", "f2e8", "e9"]
+    assert narrowed["browser_type"]["parameters"]["properties"][target]["enum"] == ["e6", "e9"]
+    assert narrowed["browser_select_option"]["parameters"]["properties"][target]["enum"] == ["e9"]
+    assert {"browser_navigate", "extract_data", "finish"} <= set(narrowed)
+    # A page with nothing to type into or choose from leaves those tools out.
+    links_only = {t["function"]["name"] for t in decode_tools(AGENT_TOOLS, '- link "A" [ref=e1]')}
+    assert "browser_click" in links_only and "browser_type" not in links_only
+    assert "browser_select_option" not in links_only
+    # The general schemas (what the prompt shows) are left as they were.
+    assert "enum" not in str(AGENT_TOOLS)
 
 
 def test_snapshots_are_split_compacted_and_cut() -> None:
@@ -102,7 +141,7 @@ async def test_a_long_run_keeps_every_agent_prompt_within_the_budget() -> None:
         structured(Plan, steps=["Note thirty things"]),
     ]
     script += [call("extract_data", name=f"note{i}", value="y" * 280) for i in range(rounds)]
-    script += [call("think", thought="z" * 290), structured(Answer, final_answer="30 notes")]
+    script += [call("finish", result="z" * 290), structured(Answer, final_answer="30 notes")]
     model = ScriptedModel(script=script)
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": str(uuid.uuid4())}, "recursion_limit": 500}
@@ -113,8 +152,10 @@ async def test_a_long_run_keeps_every_agent_prompt_within_the_budget() -> None:
     assert len(agent_prompts) == rounds + 1
     sizes = [sum(estimate_tokens(str(m.content)) + 6 for m in p) for p in agent_prompts]
     assert max(sizes) <= 1500
-    assert len(agent_prompts[-1]) < len(agent_prompts[rounds // 2]) + 2  # old rounds dropped
-    assert not any("note0" in str(m.content) for m in agent_prompts[-1][1:])
+    # The oldest findings are left out of the prompt (not the state), and said to be.
+    last = str(agent_prompts[-1][-1].content)
+    assert "'note0'" not in last and "older findings not shown" in last
+    assert "30. noted note29" in last  # the actions, a line each, still fit
     final = (await graph.aget_state(config)).values
     assert len(final["extracted_data"]) == rounds and final["outcome"] == "completed"
 
@@ -122,6 +163,6 @@ async def test_a_long_run_keeps_every_agent_prompt_within_the_budget() -> None:
 def test_no_snapshot_tool_while_a_fresh_page_is_shown() -> None:
     offered = [t["function"]["name"] for t in agent_tools('- textbox "Search" [ref=e3]')]
     assert "browser_snapshot" not in offered
-    assert {"browser_click", "browser_type", "think", "extract_data"} <= set(offered)
+    assert {"browser_click", "browser_type", "finish", "extract_data"} <= set(offered)
     # Before any page was read, reading one is a way to start.
     assert agent_tools("") == AGENT_TOOLS

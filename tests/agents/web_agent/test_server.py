@@ -104,7 +104,7 @@ def test_olg_run_answers_the_questions_from_stdin(served: ServerProcess, shop: S
     assert "Plan:\n  1. Open the shop and search for the shampoo" in out
     assert "-> browser_navigate" in out and "found price: $" in out
     assert "Answer:\nBought Ironwood Deluxe Hair Wash, Sulfate Free, Paraben Free for $" in out
-    assert "Summary:\nOutcome: completed. Plan steps completed: 3 of 3." in out
+    assert "Summary:\nOutcome: completed.\nThe agent's own account: Bought the shampoo." in out
     assert httpx.get(f"{shop.url}/fixed_0/state").json()["reward"] == 1.0
 
 

@@ -108,12 +108,11 @@ async def test_a_navigation_off_the_site_is_a_tool_error_and_the_browser_never_s
             # As a page could tell the model to: the server's own API, a metadata endpoint.
             call("browser_navigate", url="http://127.0.0.1:8123/threads"),
             call("browser_navigate", url="file:///etc/passwd"),
-            call("think", thought="cannot go there"),
-            call("think", thought="done"),
+            call("finish", result="cannot go there"),
         ]
     )
-    agent = Driver(model, max_steps=10)
-    await agent.run({"task": "Find shampoo at https://shop.example.com/"})
+    agent = Driver(model, max_steps=10, allowed_origins=["https://shop.example.com"])
+    await agent.run({"task": "Find shampoo in the example shop"})
     await agent.run(Command(resume="yes"))
     final = await agent.values()
     first, second = final["action_history"][:2]
@@ -121,8 +120,9 @@ async def test_a_navigation_off_the_site_is_a_tool_error_and_the_browser_never_s
     assert "https://shop.example.com" in first["result"]
     assert not second["ok"] and "not an http(s) address" in second["result"]
     # The model was shown the refusal as the tool's result and as the last error.
-    assert "outside the sites" in str(model.seen[3][-1].content)
-    assert "Last action failed: refused" in str(model.seen[3][0].content)
+    shown = str(model.seen[3][-1].content)
+    assert "opened http://127.0.0.1:8123/threads: FAILED (refused:" in shown
+    assert "outside the sites" in shown and "Last action failed: refused" in shown
     assert final["outcome"] == "completed"
     assert SESSIONS.open_keys() == [] and chromium_processes() == []
 
@@ -171,10 +171,8 @@ async def test_a_click_that_leaves_the_site_is_undone(two_origins: TwoOrigins) -
         script=[
             structured(Clarification, need_clarification=False),
             structured(Plan, steps=["Open the page", "Done"]),
-            call("browser_navigate", url=start),
-            click("link", "Away"),
-            call("think", thought="stayed"),
-            call("think", thought="done"),
+            click("link", "Away"),  # the start page, named in the task, is open already
+            call("finish", result="stayed"),
         ]
     )
     agent = Driver(model, max_steps=10)
@@ -186,5 +184,5 @@ async def test_a_click_that_leaves_the_site_is_undone(two_origins: TwoOrigins) -
     assert not clicked["ok"] and "led off the allowed sites and was undone" in clicked["result"]
     # The foreign page was never shown to the model; the browser is back on the start page.
     assert final["snapshot_url"] == start
-    assert all("Away page" not in str(m[0].content) for m in model.seen)
+    assert all("Away page" not in str(m.content) for seen in model.seen for m in seen)
     assert SESSIONS.open_keys() == [] and chromium_processes() == []

@@ -87,9 +87,13 @@ def render_html(page: Page, session_id: str) -> str:
                 f'href="{_link(session_id, seg.text)}">{text}</a></h4>'
             )
         elif seg.kind == "option":
+            # A radio button, as on the original site, so that assistive technology (and a
+            # browser agent reading the accessibility tree) sees which value is chosen.
             selected = " selected" if seg.clicked else ""
+            checked = "true" if seg.clicked else "false"
             parts.append(
-                f'<a class="option{selected}" data-option="{esc(seg.group or "")}" '
+                f'<a class="option{selected}" role="radio" aria-checked="{checked}" '
+                f'data-option="{esc(seg.group or "")}" '
                 f'href="{_link(session_id, seg.text)}">{text}</a>'
             )
         else:

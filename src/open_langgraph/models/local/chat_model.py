@@ -101,6 +101,7 @@ class LocalChatModel(BaseChatModel):
         tools: Sequence[ToolLike],
         *,
         tool_choice: str | bool | Mapping[str, Any] | None = None,
+        decode_tools: Sequence[ToolLike] | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tools; replies are then constrained to a valid call (or text with "auto").
@@ -112,6 +113,10 @@ class LocalChatModel(BaseChatModel):
                 ...}}` (a call to that tool), `"final_answer"` (an answer, with the tools still
                 described, so the prompt cache of an "auto" conversation holds), or `"none"`
                 (text only).
+            decode_tools: narrower versions of some of `tools` (same names) for the grammar
+                only: the prompt still describes `tools`, so its cached prefix holds while the
+                allowed values change call by call (the web agent's refs of the current page).
+                A tool missing from `decode_tools` cannot be called.
 
         Raises:
             UnsupportedSchemaError: a schema uses a keyword the grammar cannot enforce.
@@ -133,8 +138,14 @@ class LocalChatModel(BaseChatModel):
             choice = tool_choice
         else:
             raise ValueError(f"tool_choice {tool_choice!r} is not one of the bound tools {names}")
+        if decode_tools is not None:
+            decode = [convert_to_openai_tool(t)["function"] for t in decode_tools]
+            unknown = sorted({d["name"] for d in decode} - set(names))
+            if unknown:
+                raise ValueError(f"decode_tools names tools that are not bound: {unknown}")
+            kwargs["decode_tools"] = decode
         # Build once now so an unsupported schema fails at bind time, not mid-run.
-        _grammar_for(specs, choice)
+        _grammar_for(kwargs.get("decode_tools", specs), choice)
         return super().bind(tools=specs, tool_choice=choice, **kwargs)
 
     # -- generation ----------------------------------------------------------------------------
@@ -165,7 +176,10 @@ class LocalChatModel(BaseChatModel):
         )
         mode: ToolChoiceMode = "auto" if answering else "any"
         request["messages"] = to_chat_messages(messages, tools_prompt(allowed, mode))
-        request["grammar"] = _grammar_for(specs, choice)
+        decode: list[dict[str, Any]] = list(kwargs.get("decode_tools") or specs)
+        request["grammar"] = _grammar_for(decode, choice)
+        if kwargs.get("decode_tools"):
+            allowed = [s for s in decode if any(a["name"] == s["name"] for a in allowed)]
         budget = call_token_budget(allowed)
         if budget is not None and mode == "auto":
             # The answer is unbounded, so the bound covers the calls only.
