@@ -19,7 +19,7 @@ the first browser call and closed by Report, or by the node that fails or is can
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -58,6 +58,8 @@ from open_langgraph.models.local import LocalChatModel
 
 REPLY_TOKENS = 400
 """Kept free in the context window for the Agent's reply."""
+STUCK_AFTER_REPEATS = 2
+"""Consecutive decisions refused as repeats after which the browser phase stops."""
 ACTIONS_TOKENS = 300
 """Kept beside the page in the Agent's last message for the newest of its actions."""
 
@@ -277,6 +279,7 @@ class WebAgent:
                 earlier = repeated_action(history, page, name, args, label)
             if problem is None and earlier is not None:
                 problem = repeat_refusal(earlier)
+                record["repeat"] = True
             if problem is None and name == "browser_navigate":
                 problem = policy.refusal(str(args["url"]))  # before the browser moves
             if problem is not None:
@@ -358,7 +361,7 @@ class WebAgent:
             outcome = "completed"
         elif state.get("agent_steps", 0) >= ctx.max_steps:
             outcome = "out_of_steps"
-        else:
+        else:  # the model answered without a tool call, or repeated refused actions
             outcome = "stopped"
         summary = _workflow_summary(state, outcome)
         extracted = state.get("extracted_data") or {}
@@ -378,6 +381,8 @@ class WebAgent:
 
 def repeat_refusal(earlier: Mapping[str, Any]) -> str:
     """What the model is told instead of running an action a second time on a page."""
+    if earlier.get("repeat"):
+        return "Refused again as a repeat. Do something else, or call finish."
     result = earlier.get("result") or "done"
     if earlier.get("ok"):
         return (
@@ -438,7 +443,17 @@ def route_after_tools(state: WebAgentState, runtime: Runtime[Any]) -> str:
         return "report"
     if state.get("agent_steps", 0) >= ctx.max_steps:
         return "report"
+    if stuck_repeating(state.get("action_history") or []):
+        return "report"
     return "agent"
+
+
+def stuck_repeating(history: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the Agent's last decisions were all refused as repeats. Told that an action was
+    done already, the 1.5B model asked for it again until its steps ran out (nine times after a
+    purchase), so a second refusal in a row stops the run ("stopped") instead."""
+    last = history[-STUCK_AFTER_REPEATS:]
+    return len(last) == STUCK_AFTER_REPEATS and all(r.get("repeat") for r in last)
 
 
 def _text_of(answer: Any) -> str:

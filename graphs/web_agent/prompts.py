@@ -33,7 +33,8 @@ Rules:
 (for "Find me red cotton socks, size large, under 20 dollars" type "red cotton socks").
 - On a product page, choose each option the task asks for (size, color), then buy.
 - Record every value the task asks for with extract_data.
-- Do not repeat an action that worked. When the task is done, or cannot be done, call finish."""
+- Do not repeat an action that worked. When the task is done (e.g. the purchase is \
+confirmed), or cannot be done, call finish."""
 
 PAGE = """{actions}{extracted}{error}Current page{url}:
 {snapshot}

@@ -120,7 +120,10 @@ def repeated_action(
         return None
     wanted = action_key(tool, args, label)
     for record in reversed(history):
-        if record.get("page", "") == page and wanted == action_key(
+        # Opening an address opened before is a repeat from any page: after buying, the 1.5B
+        # model reopened the shop's start page (which starts a WebShop session afresh).
+        anywhere = tool == "browser_navigate" and record.get("ok")
+        if (anywhere or record.get("page", "") == page) and wanted == action_key(
             record["tool"], record.get("args") or {}, record.get("label")
         ):
             return record

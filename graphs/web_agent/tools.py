@@ -88,7 +88,7 @@ PAGE_CHANGING = BROWSER_TOOL_NAMES - {"browser_snapshot"}
 
 FINISH = _tool(
     "finish",
-    "Stop: the task is done, or cannot be done. Ends the work; a report follows.",
+    "Stop: the task is done (e.g. a purchase is confirmed), or cannot be done. Ends the work.",
     {"result": _text("what was achieved, or why it cannot be done", 300)},
     ["result"],
 )

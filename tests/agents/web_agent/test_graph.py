@@ -197,6 +197,27 @@ async def test_bad_tool_calls_and_browser_errors_go_back_to_the_model(shop: Site
     assert SESSIONS.open_keys() == []
 
 
+async def test_an_action_refused_twice_as_a_repeat_stops_the_run(shop: SiteServer) -> None:
+    model = ScriptedModel(
+        script=[
+            structured(Clarification, need_clarification=False),
+            structured(Plan, steps=["Open the shop", "Done"]),
+            call("browser_click", target="e999"),  # fails in the browser
+            call("browser_click", target="e999", element="again"),  # refused: failed before
+            call("browser_click", target="e999"),  # refused again: the run stops
+        ]
+    )
+    agent = Driver(model, max_steps=15)
+    await agent.run({"task": f"Open {shop.url}/fixed_2"})
+    assert await agent.resume("yes") is None
+    final = await agent.values()
+    results = [a["result"] for a in final["action_history"]]
+    assert "This failed on this page before" in results[2]
+    assert results[3].startswith("Refused again as a repeat")
+    assert final["outcome"] == "stopped" and final["agent_steps"] == 4
+    assert SESSIONS.open_keys() == []
+
+
 async def test_a_task_is_required() -> None:
     agent = Driver(ScriptedModel(script=[]))
     with pytest.raises(ValueError, match="web_agent needs a task"):

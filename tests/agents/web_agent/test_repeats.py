@@ -70,3 +70,14 @@ def test_the_same_element_under_a_new_ref_is_the_same_action() -> None:
     assert repeated_action(history, page, "browser_click", again, 'radio "28 x 28"') is not None
     other = {"target": "f5e14"}
     assert repeated_action(history, page, "browser_click", other, 'link "Buy Now"') is None
+
+
+def test_an_address_opened_before_is_not_opened_again_from_another_page() -> None:
+    history = [
+        {"page": "", "tool": "browser_navigate", "args": {"url": "http://s/"}, "ok": True},
+        {"page": "http://s/", "tool": "browser_click", "args": {"target": "e2"}, "ok": True},
+    ]
+    again = repeated_action(history, "http://s/done", "browser_navigate", {"url": "http://s/"})
+    assert again is history[0]
+    other = {"url": "http://t/"}
+    assert repeated_action(history, "http://s/done", "browser_navigate", other) is None
