@@ -3,11 +3,14 @@
 Serves the WebShop HTML site (1k catalog, synthetic goals, seed 233: the goals LASER is
 evaluated on) in this process, runs the whole graph per goal with the given model, answers its
 questions automatically (the shop's address; "yes" to the plan), and appends one JSON line per
-episode: reward (from the site's state), success (reward == 1), agent steps, seconds per agent
-step, snapshot sizes in tokens, outcome.
+episode: reward of the first purchase (from the site's state; WebShop's episode ends there),
+success (reward == 1), agent steps, seconds per agent step, prompt tokens and how many of them
+were re-used from the model's cache, snapshot sizes in tokens, outcome. Each action is printed
+as it happens; a summary table row closes the run. Goals already in --out are skipped, so the
+same command resumes an interrupted run.
 
     .venv/bin/python benchmarks/web_agent_webshop.py --data data/webshop --start 0 --n 10 \
-        --max-steps 10 --out web_agent.jsonl
+        --max-steps 15 --out web_agent.jsonl
 """
 
 from __future__ import annotations
@@ -173,6 +176,34 @@ async def main() -> None:
             out.write(json.dumps(row) + "\n")
         summary = {k: row[k] for k in ("goal", "reward", "agent_steps", "seconds")}
         print(json.dumps(summary), flush=True)
+    rows = [json.loads(line) for line in args.out.read_text().splitlines() if line]
+    print(summary_table([r for r in rows if args.start <= r["goal"] < args.start + args.n]))
+
+
+def summary_table(rows: list[dict[str, Any]]) -> str:
+    """The episodes as one Markdown table row, with its header: what the issue's target reads
+    (bought with reward >= 0.5) beside WebShop's usual score and success rate."""
+    if not rows:
+        return "no episodes"
+    goals = sorted(r["goal"] for r in rows)
+    prompt = sum(sum(t or 0 for t in r["agent_prompt_tokens"]) for r in rows)
+    cached = sum(sum(t or 0 for t in r.get("agent_prompt_tokens_cached") or []) for r in rows)
+    seconds = [r["seconds"] for r in rows]
+    cells = [
+        f"synthetic {goals[0]}-{goals[-1]} ({len(rows)})",
+        f"{sum(r['bought'] and r['reward'] >= 0.5 for r in rows)} / {len(rows)}",
+        f"{sum(r['bought'] for r in rows)}",
+        f"{100 * statistics.mean(r['reward'] for r in rows):.1f}",
+        f"{100 * statistics.mean(r['success'] for r in rows):.0f}%",
+        f"{statistics.mean(r['agent_steps'] for r in rows):.1f}",
+        f"{statistics.mean(seconds):.0f} ({statistics.median(seconds):.0f})",
+        f"{100 * cached / prompt:.0f}%" if prompt else "-",
+    ]
+    header = (
+        "| goals | bought, reward >= 0.5 | bought | score | success | agent steps "
+        "| s / episode (median) | prompt re-used |"
+    )
+    return "\n".join([header, "|---" * 8 + "|", "| " + " | ".join(cells) + " |"])
 
 
 if __name__ == "__main__":

@@ -8,10 +8,28 @@ only, and the 1.5B model, shown its earlier calls, copied them, clicking the fir
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graphs.web_agent.context_budget import estimate_tokens
+
+Args = Mapping[str, Any]
+_PHRASES: dict[str, Callable[[Args, str], str]] = {
+    "browser_navigate": lambda args, what: f"opened {args.get('url', '')}",
+    "browser_click": lambda args, what: f"clicked {what}",
+    "browser_type": lambda args, what: (
+        f'typed "{args.get("text", "")}" into {what}'
+        + (" and pressed Enter" if args.get("submit") else "")
+    ),
+    "browser_select_option": lambda args, what: (
+        f"chose {', '.join(map(str, args.get('values') or []))} in {what}"
+    ),
+    "browser_press_key": lambda args, what: f"pressed {args.get('key', '')}",
+    "browser_navigate_back": lambda args, what: "went back",
+    "browser_wait_for": lambda args, what: f'waited for "{args.get("text", "")}"',
+    "browser_snapshot": lambda args, what: "read the page",
+    "extract_data": lambda args, what: f"noted {args.get('name', '')}",
+}
 
 
 def describe(record: Mapping[str, Any]) -> str:
@@ -19,27 +37,7 @@ def describe(record: Mapping[str, Any]) -> str:
     args = record.get("args") or {}
     what = record.get("label") or str(args.get("target", "an element"))
     tool = record.get("tool", "")
-    if tool == "browser_navigate":
-        phrase = f"opened {args.get('url', '')}"
-    elif tool == "browser_click":
-        phrase = f"clicked {what}"
-    elif tool == "browser_type":
-        enter = " and pressed Enter" if args.get("submit") else ""
-        phrase = f'typed "{args.get("text", "")}" into {what}{enter}'
-    elif tool == "browser_select_option":
-        phrase = f"chose {', '.join(map(str, args.get('values') or []))} in {what}"
-    elif tool == "browser_press_key":
-        phrase = f"pressed {args.get('key', '')}"
-    elif tool == "browser_navigate_back":
-        phrase = "went back"
-    elif tool == "browser_wait_for":
-        phrase = f'waited for "{args.get("text", "")}"'
-    elif tool == "extract_data":
-        phrase = f"noted {args.get('name', '')}"
-    elif tool == "browser_snapshot":
-        phrase = "read the page"
-    else:
-        phrase = f"called {tool}"
+    phrase = _PHRASES.get(tool, lambda args, what: f"called {tool}")(args, what)
     if record.get("ok"):
         return phrase
     return f"{phrase}: FAILED ({str(record.get('result') or '')[:160]})"
