@@ -123,6 +123,8 @@ def test_decode_tools_narrow_the_grammar_but_not_the_prompt(
     assert all(r["messages"][0]["content"] == system for r in requests)
     with pytest.raises(ValueError, match="not bound"):
         smollm2.bind_tools([SEARCH], decode_tools=[narrowed])
+    with pytest.raises(ValueError, match="at least one tool"):
+        smollm2.bind_tools([SEARCH], decode_tools=[])
 
 
 def _fn_with_target(name: str, target: dict) -> dict:

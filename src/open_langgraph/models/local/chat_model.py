@@ -143,6 +143,8 @@ class LocalChatModel(BaseChatModel):
             unknown = sorted({d["name"] for d in decode} - set(names))
             if unknown:
                 raise ValueError(f"decode_tools names tools that are not bound: {unknown}")
+            if not decode:
+                raise ValueError("decode_tools must keep at least one tool callable")
             kwargs["decode_tools"] = decode
         # Build once now so an unsupported schema fails at bind time, not mid-run.
         _grammar_for(kwargs.get("decode_tools", specs), choice)
@@ -176,9 +178,9 @@ class LocalChatModel(BaseChatModel):
         )
         mode: ToolChoiceMode = "auto" if answering else "any"
         request["messages"] = to_chat_messages(messages, tools_prompt(allowed, mode))
-        decode: list[dict[str, Any]] = list(kwargs.get("decode_tools") or specs)
-        request["grammar"] = _grammar_for(decode, choice)
-        if kwargs.get("decode_tools"):
+        decode: list[dict[str, Any]] | None = kwargs.get("decode_tools")
+        request["grammar"] = _grammar_for(specs if decode is None else decode, choice)
+        if decode is not None:  # the budget follows what the grammar lets through
             allowed = [s for s in decode if any(a["name"] == s["name"] for a in allowed)]
         budget = call_token_budget(allowed)
         if budget is not None and mode == "auto":
