@@ -47,6 +47,15 @@ def ref(messages: Sequence[BaseMessage], role: str, name: str | None = None) -> 
     return match.group(1)
 
 
+def planned(steps: list[str], *decisions: Any) -> list[Any]:
+    """A script that asks no question, plans `steps` and then makes the Agent's `decisions`."""
+    return [
+        structured(_schema("Clarification"), need_clarification=False),
+        structured(_schema("Plan"), steps=steps),
+        *decisions,
+    ]
+
+
 def click(role: str, name: str | None = None) -> Reply:
     return lambda messages: call(
         "browser_click", target=ref(messages, role, name), element=name or role

@@ -19,9 +19,8 @@ from langgraph.types import Command
 
 from graphs.web_agent.graph import build_graph
 from graphs.web_agent.mcp_session import SESSIONS
-from graphs.web_agent.replies import Clarification, Plan
 from tests.agents.web_agent.conftest import SiteServer, chromium_processes
-from tests.agents.web_agent.scripted import ScriptedModel, ShopperModel, call, structured
+from tests.agents.web_agent.scripted import ScriptedModel, ShopperModel, call, planned
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -130,10 +129,9 @@ async def test_a_rejected_plan_is_replanned_with_the_feedback() -> None:
 
 async def test_anything_but_yes_or_no_asks_to_quit_and_quitting_ends_cleanly() -> None:
     model = ScriptedModel(
-        script=[
-            structured(Clarification, need_clarification=False),
-            structured(Plan, steps=["Open http://shop.invalid", "Buy shampoo"]),
-        ]
+        script=planned(
+            ["Open http://shop.invalid", "Buy shampoo"],
+        )
     )
     agent = Driver(model)
     assert (await agent.run({"task": "Buy shampoo at http://shop.invalid"}))["type"] == (
@@ -158,11 +156,10 @@ async def test_a_failing_run_closes_its_browser(shop: SiteServer) -> None:
         raise RuntimeError("the model went away")
 
     model = ScriptedModel(
-        script=[
-            structured(Clarification, need_clarification=False),
-            structured(Plan, steps=["Open the shop"]),
+        script=planned(
+            ["Open the shop"],
             broken,  # the shop named in the task was opened without the model
-        ]
+        )
     )
     agent = Driver(model)
     await agent.run({"task": f"Look at {shop.url}/fixed_3"})
@@ -176,13 +173,12 @@ async def test_a_failing_run_closes_its_browser(shop: SiteServer) -> None:
 
 async def test_bad_tool_calls_and_browser_errors_go_back_to_the_model(shop: SiteServer) -> None:
     model = ScriptedModel(
-        script=[
-            structured(Clarification, need_clarification=False),
-            structured(Plan, steps=["Open the shop", "Done"]),
+        script=planned(
+            ["Open the shop", "Done"],
             call("browser_click", ref="e5"),  # the old argument name
             call("browser_click", target="e999"),  # no such element
             call("finish", result="opened"),
-        ]
+        )
     )
     agent = Driver(model, max_steps=10)
     await agent.run({"task": f"Open {shop.url}/fixed_2"})
@@ -199,13 +195,12 @@ async def test_bad_tool_calls_and_browser_errors_go_back_to_the_model(shop: Site
 
 async def test_an_action_refused_twice_as_a_repeat_stops_the_run(shop: SiteServer) -> None:
     model = ScriptedModel(
-        script=[
-            structured(Clarification, need_clarification=False),
-            structured(Plan, steps=["Open the shop", "Done"]),
+        script=planned(
+            ["Open the shop", "Done"],
             call("browser_click", target="e999"),  # fails in the browser
             call("browser_click", target="e999", element="again"),  # refused: failed before
             call("browser_click", target="e999"),  # refused again: the run stops
-        ]
+        )
     )
     agent = Driver(model, max_steps=15)
     await agent.run({"task": f"Open {shop.url}/fixed_2"})
@@ -234,11 +229,10 @@ async def test_a_cancelled_run_closes_its_browser(shop: SiteServer) -> None:
         return call("finish", result="too late")
 
     model = ScriptedModel(
-        script=[
-            structured(Clarification, need_clarification=False),
-            structured(Plan, steps=["Open the shop"]),
+        script=planned(
+            ["Open the shop"],
             slow,
-        ]
+        )
     )
     agent = Driver(model)
     await agent.run({"task": f"Look at {shop.url}/fixed_4"})

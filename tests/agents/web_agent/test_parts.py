@@ -17,10 +17,10 @@ from graphs.web_agent.context import resolve_context
 from graphs.web_agent.context_budget import cut_text, estimate_tokens
 from graphs.web_agent.graph import build_graph
 from graphs.web_agent.history import actions_block
-from graphs.web_agent.replies import Answer, Clarification, Plan
+from graphs.web_agent.replies import Answer
 from graphs.web_agent.snapshots import compact, elements, split_snapshot
 from graphs.web_agent.tools import AGENT_TOOLS, agent_tools, decode_tools
-from tests.agents.web_agent.scripted import ScriptedModel, call, structured
+from tests.agents.web_agent.scripted import ScriptedModel, call, planned, structured
 
 
 @pytest.mark.parametrize(
@@ -136,12 +136,12 @@ async def test_a_long_run_keeps_every_agent_prompt_within_the_budget() -> None:
     """Thirty rounds of bulky tool traffic against a 1,500-token budget: the agent keeps going
     (no overflow error) and each prompt stays under the budget."""
     rounds = 30
-    script: list[Any] = [
-        structured(Clarification, need_clarification=False),
-        structured(Plan, steps=["Note thirty things"]),
-    ]
-    script += [call("extract_data", name=f"note{i}", value="y" * 280) for i in range(rounds)]
-    script += [call("finish", result="z" * 290), structured(Answer, final_answer="30 notes")]
+    script = planned(
+        ["Note thirty things"],
+        *[call("extract_data", name=f"note{i}", value="y" * 280) for i in range(rounds)],
+        call("finish", result="z" * 290),
+        structured(Answer, final_answer="30 notes"),
+    )
     model = ScriptedModel(script=script)
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": str(uuid.uuid4())}, "recursion_limit": 500}

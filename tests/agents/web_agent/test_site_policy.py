@@ -16,10 +16,9 @@ from langgraph.types import Command
 from graphs.web_agent.context import resolve_context
 from graphs.web_agent.graph import build_graph
 from graphs.web_agent.mcp_session import SESSIONS
-from graphs.web_agent.replies import Clarification, Plan
 from graphs.web_agent.site_policy import SitePolicy, named_origins, origin_of, site_policy
 from tests.agents.web_agent.conftest import chromium_processes
-from tests.agents.web_agent.scripted import ScriptedModel, call, click, structured
+from tests.agents.web_agent.scripted import ScriptedModel, call, click, planned
 from tests.fixtures.server import free_port
 
 pytestmark = pytest.mark.timeout(120)
@@ -102,14 +101,13 @@ class Driver:
 
 async def test_a_navigation_off_the_site_is_a_tool_error_and_the_browser_never_starts() -> None:
     model = ScriptedModel(
-        script=[
-            structured(Clarification, need_clarification=False),
-            structured(Plan, steps=["Open the shop", "Done"]),
+        script=planned(
+            ["Open the shop", "Done"],
             # As a page could tell the model to: the server's own API, a metadata endpoint.
             call("browser_navigate", url="http://127.0.0.1:8123/threads"),
             call("browser_navigate", url="file:///etc/passwd"),
             call("finish", result="cannot go there"),
-        ]
+        )
     )
     agent = Driver(model, max_steps=10, allowed_origins=["https://shop.example.com"])
     await agent.run({"task": "Find shampoo in the example shop"})
@@ -168,12 +166,11 @@ def two_origins() -> Iterator[TwoOrigins]:
 async def test_a_click_that_leaves_the_site_is_undone(two_origins: TwoOrigins) -> None:
     start = f"http://127.0.0.1:{two_origins.port}/"
     model = ScriptedModel(
-        script=[
-            structured(Clarification, need_clarification=False),
-            structured(Plan, steps=["Open the page", "Done"]),
+        script=planned(
+            ["Open the page", "Done"],
             click("link", "Away"),  # the start page, named in the task, is open already
             call("finish", result="stayed"),
-        ]
+        )
     )
     agent = Driver(model, max_steps=10)
     await agent.run({"task": f"Look at {start}"})
