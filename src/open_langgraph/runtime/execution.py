@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 from uuid import UUID
 
+from langgraph.constants import END
 from langgraph.pregel import Pregel
 
 from open_langgraph.runtime.broker import RunEventStream, event_name
@@ -68,12 +69,37 @@ class _ChunkPublisher:
             self._stream.publish(event_name(mode, namespace), dumps(chunk))
 
 
+def _only_ends(command: dict[str, Any]) -> bool:
+    """Whether a command is `{"goto": "__end__"}` alone (Agent Chat UI's "Mark as Resolved")."""
+    goto = command.get("goto")
+    return goto in (END, [END]) and command.get("resume") is None and command.get("update") is None
+
+
+async def _graph_input(graph: Pregel, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """What the graph is streamed with, and the config to stream it at.
+
+    A command wins over `input`, as on the Platform. A bare `goto: "__end__"` on a thread
+    waiting at an interrupt ends its pending tasks, as `update_state(None, as_node=END)` does:
+    LangGraph itself would run the interrupted node again, and it would ask again.
+    """
+    command = kwargs.get("command")
+    config: dict[str, Any] = kwargs["config"]
+    if not command:
+        return kwargs.get("input"), config
+    if not _only_ends(command):
+        return to_command(command), config
+    if (await graph.aget_state(config)).next:
+        ended = await graph.aupdate_state(config, None, as_node=END)
+        configurable = {**config["configurable"], **ended["configurable"]}
+        config = {**config, "configurable": configurable}
+    return None, config
+
+
 async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventStream) -> Any:
     """Run the graph as `kwargs` say, publish the requested modes, return the final values."""
     requested: list[str] = kwargs["stream_mode"]
     subgraphs = bool(kwargs.get("subgraphs"))
-    command = kwargs.get("command")
-    graph_input = to_command(command) if command else kwargs.get("input")
+    graph_input, config = await _graph_input(graph, kwargs)
     options: dict[str, Any] = {
         "context": coerce_context(graph, kwargs.get("context")),
         "subgraphs": subgraphs,
@@ -83,19 +109,19 @@ async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventSt
     if kwargs.get("durability"):
         options["durability"] = kwargs["durability"]
     if PROTOCOL_STREAM_MODE in requested:
-        return await stream_protocol_run(graph, graph_input, kwargs["config"], options, stream)
+        return await stream_protocol_run(graph, graph_input, config, options, stream)
 
     publisher = _ChunkPublisher(requested, stream, subgraphs)
     options["stream_mode"] = publisher.graph_modes
     if "events" not in requested:
-        async for item in graph.astream(graph_input, kwargs["config"], **options):
+        async for item in graph.astream(graph_input, config, **options):
             publisher.publish(item)
         return publisher.final_values
 
     # `events` needs LangChain's callback events; the graph's own stream rides along in them
     # as the root run's `on_chain_stream`, recognised by the run id we give the root run.
-    root_run_id = kwargs["config"]["configurable"]["run_id"]
-    config = {**kwargs["config"], "run_id": UUID(root_run_id)}
+    root_run_id = config["configurable"]["run_id"]
+    config = {**config, "run_id": UUID(root_run_id)}
     async for event in graph.astream_events(graph_input, config, version="v2", **options):
         if event["event"] == "on_chain_stream" and event["run_id"] == root_run_id:
             publisher.publish(event["data"]["chunk"])

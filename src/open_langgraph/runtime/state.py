@@ -26,7 +26,13 @@ def checkpoint_of(config: RunnableConfig | None) -> dict[str, Any] | None:
 
 
 def interrupt_json(interrupt: Interrupt) -> dict[str, Any]:
-    return {"value": to_jsonable(interrupt.value), "id": interrupt.id}
+    """An interrupt as the Platform shows it; `response_schema` (the JSON Schema of the answer
+    the graph expects, e.g. the HITL middleware's per-call decisions) only when it has one."""
+    shown = {"value": to_jsonable(interrupt.value), "id": interrupt.id}
+    schema = getattr(interrupt, "response_schema", None)  # langgraph >= 1.2's Interrupt
+    if schema is not None:
+        shown["response_schema"] = to_jsonable(schema)
+    return shown
 
 
 def snapshot_json(snapshot: StateSnapshot) -> dict[str, Any]:

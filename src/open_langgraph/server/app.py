@@ -107,6 +107,22 @@ def _add_cors(app: FastAPI, cors: CorsConfig | None) -> None:
     )
 
 
+def info_flags() -> dict[str, bool]:
+    """`/info`'s `flags`: the Platform's keys (`assistants`, `crons`, `langsmith`), then the
+    other APIs this server has, each true only when served."""
+    return {
+        "assistants": True,
+        "crons": True,
+        "langsmith": False,  # no LangSmith control plane behind a self-hosted server
+        "store": True,
+        "thread_protocol": True,
+        "mcp": True,
+        "a2a": True,
+        "ui": ui.is_built(),
+        "metrics": metrics_enabled(),
+    }
+
+
 def _add_request_guard(app: FastAPI, settings: ServerSettings) -> None:
     """The guard refusing other origins and misdirected `Host` names (server/security.py).
     Added after CORS, so it runs first: a refused request gets no CORS headers."""
@@ -267,6 +283,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         # Outermost: every request is counted and timed, refused ones too.
         app.add_middleware(RequestMetrics)
     install_error_handlers(app)
+    app.state.info_flags = info_flags()
     routers = (
         meta,
         metrics,

@@ -16,6 +16,7 @@ those pages from driving it (starting runs, reading or deleting threads):
 from __future__ import annotations
 
 import ipaddress
+import logging
 import re
 from dataclasses import dataclass
 
@@ -24,6 +25,11 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from open_langgraph.config import CorsConfig
+
+logger = logging.getLogger(__name__)
+
+#: Distinct refused origins and hosts logged before the guard stops logging new ones.
+_MAX_LOGGED_REFUSALS = 100
 
 STUDIO_ORIGIN = "https://smith.langchain.com"
 """LangGraph Studio's page; allowed when the config has no `http.cors`."""
@@ -104,12 +110,25 @@ class OriginPolicy:
 
 
 class RequestGuard:
-    """ASGI middleware refusing misdirected hosts and foreign origins with a JSON 403."""
+    """ASGI middleware refusing misdirected hosts and foreign origins with a JSON 403.
+
+    A browser hides the 403 from the page (a refused preflight, no CORS headers): the user of
+    a web client sees only "Failed to connect". So each refused value is logged once, at
+    WARNING, with the config key that admits it.
+    """
 
     def __init__(self, app: ASGIApp, *, hosts: HostPolicy, origins: OriginPolicy) -> None:
         self.app = app
         self.hosts = hosts
         self.origins = origins
+        self._logged: set[str] = set()
+
+    def _log_once(self, value: str, detail: str) -> None:
+        # Bounded: a stream of made-up origins must not grow memory or flood the log.
+        if value in self._logged or len(self._logged) >= _MAX_LOGGED_REFUSALS:
+            return
+        self._logged.add(value)
+        logger.warning("refused a request: %s", detail)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -123,13 +142,16 @@ class RequestGuard:
                 f"host {_host_name(host or '')!r} is not served here; add it to "
                 "http.allowed_hosts in the config file if it should be"
             )
+            self._log_once(f"host:{_host_name(host or '')}", detail)
         else:
             origin = headers.get("origin")
             if origin is not None and not self.origins.allows(origin.rstrip("/"), host):
                 detail = (
                     f"origin {origin!r} may not call this server; add it to "
-                    "http.cors.allow_origins in the config file if it should"
+                    "http.cors.allow_origins in the config file if it should (an origin "
+                    "is scheme, host and port: localhost and 127.0.0.1 differ)"
                 )
+                self._log_once(f"origin:{origin}", detail)
         if detail is None:
             await self.app(scope, receive, send)
             return

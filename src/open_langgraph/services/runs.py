@@ -33,14 +33,6 @@ def public_run(run: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in run.items() if k not in ("output", "error")}
 
 
-def _check_payload(payload: RunCreate) -> None:
-    # `feedback_keys`, `langsmith_tracer` and `strict_resume` are accepted and ignored, as
-    # docs/server.md says: LangSmith is not reachable from a self-hosted server, and the
-    # Platform itself ignores `strict_resume`.
-    if payload.input is not None and payload.command is not None:
-        raise InvalidInput("input and command: send one or the other, not both")
-
-
 class RunService:
     """Runs are reached through their thread: every action authorizes as the Platform does
     (`threads.create_run` to create, `threads.read` to read, join and stream, `threads.update`
@@ -81,8 +73,12 @@ class RunService:
         A `protocol` run (started by a v3 thread-protocol command) streams what the
         protocol's channels need instead of the request's stream modes. `then_wait`: the
         caller calls `wait_for` on the run right after (see `RunDispatcher.start`'s `watch`).
+
+        A body with both `input` and `command` is the Platform's: the command wins (the JS
+        SDK's `submit({}, {command})`, which Agent Chat UI's approvals use, always sends
+        `input: {}`). `feedback_keys`, `langsmith_tracer` and `strict_resume` are accepted
+        and ignored, as docs/server.md says.
         """
-        _check_payload(payload)
         stream_modes = (
             [PROTOCOL_STREAM_MODE] if protocol else normalize_stream_modes(payload.stream_mode)
         )

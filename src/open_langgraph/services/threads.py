@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.constants import END
 from langgraph.errors import InvalidUpdateError
 from langgraph.pregel import Pregel
 from langgraph.types import StateUpdate
@@ -40,6 +41,11 @@ from open_langgraph.storage.base import (
     ThreadStatus,
 )
 from open_langgraph.storage.filters import matches_auth_filter
+
+#: `as_node` values LangGraph's `update_state` takes besides the graph's nodes: `__end__` with
+#: no values ends the thread's pending tasks and interrupts (agent-inbox's "Mark as Resolved"),
+#: `__input__` writes as the run's input would, `__copy__` copies the checkpoint as it is.
+PSEUDO_NODES = frozenset({END, "__input__", "__copy__"})
 
 
 def check_uuid(value: str, what: str) -> str:
@@ -419,7 +425,7 @@ class ThreadService:
                     f"Thread {thread_id} has no graph yet: start a run on it before editing "
                     "its state"
                 )
-            if as_node is not None and as_node not in graph.nodes:
+            if as_node is not None and as_node not in graph.nodes and as_node not in PSEUDO_NODES:
                 raise BadRequest(f"Node {as_node!r} does not exist; nodes are {list(graph.nodes)}")
             try:
                 config = await graph.aupdate_state(

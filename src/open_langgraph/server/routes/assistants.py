@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Response
 from open_langgraph.errors import InvalidInput
 from open_langgraph.serde import INT64_MAX
 from open_langgraph.server.deps import ServicesDep
+from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse, pagination_headers, select_fields
 from open_langgraph.server.schemas import (
     AssistantCount,
@@ -19,7 +20,7 @@ from open_langgraph.server.schemas import (
     AssistantVersionsSearch,
 )
 
-router = APIRouter(prefix="/assistants", tags=["assistants"])
+router = APIRouter(prefix="/assistants", tags=["assistants"], route_class=JsonBodyRoute)
 
 
 def _xray_depth(xray: str) -> bool | int:

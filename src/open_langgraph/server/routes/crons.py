@@ -6,10 +6,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from open_langgraph.server.deps import ServicesDep
+from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse, pagination_headers, select_fields
 from open_langgraph.services.cron_request import CronCount, CronCreate, CronPatch, CronSearch
 
-router = APIRouter(tags=["crons"])
+router = APIRouter(tags=["crons"], route_class=JsonBodyRoute)
 
 
 @router.post("/runs/crons")

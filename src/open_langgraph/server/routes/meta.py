@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import langgraph.version
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from open_langgraph import __version__
 from open_langgraph.server.responses import JSONResponse
@@ -17,13 +19,16 @@ async def ok() -> JSONResponse:
 
 
 @router.get("/info")
-async def info() -> JSONResponse:
+async def info(request: Request) -> JSONResponse:
+    """Clients (LangGraph Studio among them) hide what `flags` says a server lacks, so each
+    flag is what this server really serves (`create_app` sets them)."""
+    flags: dict[str, Any] = request.app.state.info_flags
     return JSONResponse(
         {
             "version": __version__,
             "server": "open-langgraph",
             "langgraph_py_version": langgraph.version.__version__,
-            "flags": {"assistants": True, "crons": False, "langsmith": False},
+            "flags": flags,
             "host": {"kind": "self-hosted"},
         }
     )

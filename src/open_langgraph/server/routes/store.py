@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Response
 from langgraph.store.base import NOT_PROVIDED
 
 from open_langgraph.server.deps import ServicesDep
+from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse
 from open_langgraph.server.store_schemas import (
     StoreDelete,
@@ -17,7 +18,7 @@ from open_langgraph.server.store_schemas import (
 )
 from open_langgraph.services.store import parse_query_namespace
 
-router = APIRouter(prefix="/store", tags=["store"])
+router = APIRouter(prefix="/store", tags=["store"], route_class=JsonBodyRoute)
 
 
 @router.put("/items", status_code=204)

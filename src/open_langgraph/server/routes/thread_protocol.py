@@ -20,6 +20,7 @@ from starlette.responses import StreamingResponse
 from open_langgraph.errors import OLGError
 from open_langgraph.serde import dumps, loads
 from open_langgraph.server.deps import Services, ServicesDep
+from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.protocol_commands import (
@@ -32,7 +33,7 @@ from open_langgraph.services.protocol_commands import (
 from open_langgraph.services.protocol_stream import EventFilter, parse_since
 
 logger = logging.getLogger(__name__)
-router = APIRouter(prefix="/threads", tags=["threads"])
+router = APIRouter(prefix="/threads", tags=["threads"], route_class=JsonBodyRoute)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 
 from open_langgraph.server.deps import ServicesDep
+from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse, pagination_headers, select_fields
 from open_langgraph.server.schemas import (
     ThreadCount,
@@ -20,7 +21,7 @@ from open_langgraph.server.schemas import (
     ThreadTTL,
 )
 
-router = APIRouter(prefix="/threads", tags=["threads"])
+router = APIRouter(prefix="/threads", tags=["threads"], route_class=JsonBodyRoute)
 
 
 def _select_state(state: dict[str, Any], select: list[str] | None) -> dict[str, Any]:

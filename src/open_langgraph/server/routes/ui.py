@@ -26,6 +26,11 @@ NOT_BUILT = (
 router = APIRouter(include_in_schema=False)
 
 
+def is_built() -> bool:
+    """Whether the page has been built into `UI_DIST` (a checkout needs scripts/_ui.sh)."""
+    return (UI_DIST / "index.html").is_file()
+
+
 def is_ui_path(path: str) -> bool:
     """Whether `path` is one of the UI's open paths (the page, its assets, `/`)."""
     return path in ("/", UI_PREFIX) or path.startswith(UI_PREFIX + "/")
@@ -43,9 +48,9 @@ async def ui_slash() -> Response:
 
 @router.get(UI_PREFIX + "/{path:path}")
 async def ui_file(path: str) -> Response:
-    index = UI_DIST / "index.html"
-    if not index.is_file():
+    if not is_built():
         return JSONResponse({"detail": NOT_BUILT}, status_code=404)
+    index = UI_DIST / "index.html"
     target = (UI_DIST / path).resolve()
     if path and target.is_file() and target.is_relative_to(UI_DIST):
         # Built asset names carry a content hash: a browser may keep them for good.

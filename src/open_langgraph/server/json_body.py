@@ -1,0 +1,47 @@
+"""Request bodies read as JSON whatever their `Content-Type`, and an empty body read as `{}`.
+
+langgraph-api reads every body as JSON, so clients written against it do not always say so:
+`curl -d '{...}'` sends `application/x-www-form-urlencoded`, and examples post with no body at
+all where every field is optional. FastAPI would refuse both with a 422 ("Input should be a
+valid dictionary", "Field required"). Only our own API routers use this route class, so a
+project's custom routes (`http.app`) keep the content types they expect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi.routing import APIRoute
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Message
+
+_JSON = (b"content-type", b"application/json")
+
+
+class JsonBodyRoute(APIRoute):
+    """An `APIRoute` whose body, if it declares one, is parsed as JSON (`{}` when empty)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        if self.body_field is None:
+            return handler
+
+        async def handle_as_json(request: Request) -> Response:
+            body = await request.body() or b"{}"
+            headers = [(k, v) for k, v in request.scope["headers"] if k != b"content-type"]
+            delivered = False
+
+            async def receive() -> Message:
+                # The body once, then the connection's own messages (a disconnect).
+                nonlocal delivered
+                if delivered:
+                    return await request.receive()
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            scope = {**request.scope, "headers": [*headers, _JSON]}
+            return await handler(Request(scope, receive))
+
+        return handle_as_json
