@@ -32,6 +32,25 @@ def test_studio_by_default(server: ServerProcess):
     assert "x-pagination-next" in response.headers["access-control-expose-headers"].lower()
 
 
+def test_studio_on_a_public_site_may_reach_a_server_on_this_machine(server: ServerProcess):
+    # Chrome's Private Network Access: the preflight of a public page calling a loopback
+    # server asks for, and must get, Access-Control-Allow-Private-Network.
+    headers = {**PREFLIGHT, "Access-Control-Request-Private-Network": "true"}
+    preflight = httpx.options(f"{server.url}/threads/search", headers=headers)
+    assert preflight.status_code == 200
+    assert preflight.headers["access-control-allow-private-network"] == "true"
+    # Only asked for it does the server say so, and only to an origin it allows.
+    assert (
+        "access-control-allow-private-network"
+        not in httpx.options(f"{server.url}/threads/search", headers=PREFLIGHT).headers
+    )
+    refused = httpx.options(
+        f"{server.url}/threads/search", headers={**headers, "Origin": "https://evil.example"}
+    )
+    assert refused.status_code == 403
+    assert "access-control-allow-private-network" not in refused.headers
+
+
 def test_configured_origins_only(tmp_path: Path):
     config = write_config(tmp_path, http={"cors": {"allow_origins": ["http://localhost:3000"]}})
     server = ServerProcess(config, tmp_path / "olg.db", tmp_path / "log")

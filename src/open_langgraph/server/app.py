@@ -104,6 +104,9 @@ def _add_cors(app: FastAPI, cors: CorsConfig | None) -> None:
         expose_headers=cors.expose_headers or EXPOSED_HEADERS,
         max_age=cors.max_age,
         allow_origin_regex=cors.allow_origin_regex,
+        # Chrome's Private Network Access: a public page (LangGraph Studio) calling a server
+        # on this machine must be told so on the preflight; only allowed origins are.
+        allow_private_network=True,
     )
 
 
