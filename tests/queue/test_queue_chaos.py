@@ -178,6 +178,37 @@ async def test_runs_survive_a_worker_killed_mid_run(tmp_path: Path) -> None:
             assert got[0].event == "metadata" and got[-1].data["legs"] == list(RELAY_LEGS)
 
 
+async def test_a_worker_killed_after_a_model_load_is_replaced_within_ten_seconds(
+    tmp_path: Path,
+) -> None:
+    """A load extends the leases of the runs held (three minutes) only while it lasts: a
+    worker killed after it is replaced within the usual lease (5 s, the default)."""
+    journal = tmp_path / "journal.txt"
+    graphs = {"loaded_relay": "tests.fixtures.graphs:loaded_relay"}
+    with queue_cluster(tmp_path, apis=1, workers=2, lease_seconds=5.0, graphs=graphs) as cluster:
+        client = get_client(url=cluster.apis[0].url)
+        thread = await client.threads.create()
+        run = await client.runs.create(
+            thread["thread_id"],
+            "loaded_relay",
+            input={"seconds": 2.0, "journal": str(journal)},
+            durability="sync",
+        )
+        # Kill whichever worker holds the run once its load is over and a leg has started.
+        await _until(lambda: any(e[2] == "start" for e in _journal(journal)))
+        holder = next(w for w in cluster.workers if _held_by(cluster, w.process.pid))  # type: ignore[union-attr]
+        holder.kill_hard()
+        killed_at = time.time()
+        await asyncio.wait_for(client.runs.join(thread["thread_id"], run["run_id"]), 120)
+        stored = await client.runs.get(thread["thread_id"], run["run_id"])
+        assert stored["status"] == "success", stored
+        resumed = [e[4] for e in _journal(journal) if e[2] == "start" and e[3] == 2]
+        assert resumed, _journal(journal)
+        delay = resumed[0] - killed_at
+        print(f"\ntake-over after kill -9 of a worker past a model load (lease 5 s): {delay:.2f} s")
+        assert delay <= 10.0
+
+
 async def test_stream_resumes_on_another_api_process_after_a_kill(tmp_path: Path) -> None:
     journal = tmp_path / "journal.txt"
     with queue_cluster(tmp_path, apis=2, workers=1) as cluster:

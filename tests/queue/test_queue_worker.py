@@ -1,4 +1,6 @@
-"""A queue worker keeps the runs it holds while a model load freezes its process."""
+"""A queue worker keeps the runs it holds while a model load freezes its process, and only
+then: once the load is over, its leases are the usual length again, so that a worker dying
+later is replaced as fast as any other."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 import psycopg
 
 from open_langgraph.config import load_config
-from open_langgraph.models.local.runner import announce_load
+from open_langgraph.models.local.runner import announced_load
 from open_langgraph.runtime.bus_redis import RedisBus
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.queue_worker import QueueWorker
@@ -30,7 +32,7 @@ def _lease_left(url: str, run_id: str) -> float:
     return float(row[0])
 
 
-async def test_leases_are_extended_before_a_model_load(tmp_path: Path) -> None:
+async def test_leases_are_extended_for_a_model_load_and_no_longer(tmp_path: Path) -> None:
     config = load_config(write_config(tmp_path))
     graphs = GraphRegistry(config)
     with fresh_database() as url:
@@ -84,12 +86,31 @@ async def test_leases_are_extended_before_a_model_load(tmp_path: Path) -> None:
                         break
                     await asyncio.sleep(0.05)
                 assert _lease_left(url, run_id) <= 2.5
-                # What the embedded model's loader does before it holds the interpreter.
-                await asyncio.to_thread(announce_load, 60)
+                loaded = asyncio.Event()
+                unloaded = asyncio.Event()
+                loop = asyncio.get_running_loop()
+
+                def load() -> None:
+                    # What the embedded model's loader does around the load that holds the
+                    # interpreter; here the "load" lasts until the test lets it end.
+                    with announced_load(60):
+                        loop.call_soon_threadsafe(loaded.set)
+                        asyncio.run_coroutine_threadsafe(unloaded.wait(), loop).result()
+
+                loading = asyncio.create_task(asyncio.to_thread(load))
+                await loaded.wait()
                 assert _lease_left(url, run_id) > 55
-                # Renewals meanwhile keep the longer lease rather than shortening it.
+                # Renewals during the load keep the longer lease rather than shortening it.
                 await asyncio.sleep(1.5)
                 assert _lease_left(url, run_id) > 55
+                unloaded.set()
+                await loading
+                # After it, the next renewal brings the lease back to its usual length.
+                for _ in range(40):
+                    if _lease_left(url, run_id) <= 2.5:
+                        break
+                    await asyncio.sleep(0.1)
+                assert _lease_left(url, run_id) <= 2.5
             finally:
                 await worker.stop()
                 await bus.close()

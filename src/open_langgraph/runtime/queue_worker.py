@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from open_langgraph.models.local.runner import set_before_load
+from open_langgraph.models.local.runner import LoadHook, set_before_load
 from open_langgraph.runtime import bus as messages
 from open_langgraph.runtime.broker import Broker, RunEventStream, ThreadEvent, run_start_event
 from open_langgraph.runtime.bus import EventBus
@@ -448,17 +448,28 @@ class QueueWorker:
             except Exception:
                 logger.exception("worker %s: renewing leases failed", self.worker_id)
 
-    def _before_model_load(self, loop: asyncio.AbstractEventLoop) -> Callable[[float], None]:
+    def _before_model_load(self, loop: asyncio.AbstractEventLoop) -> LoadHook:
         """The hook run before a model load freezes this process (models/local/runner.py):
-        it extends the leases of the runs held first, so none is taken over meanwhile."""
+        it extends the leases of the runs held first, so none is taken over meanwhile, and
+        shortens them again once the load is over, so that a worker dying afterwards is
+        replaced within one usual lease."""
 
-        def extend(seconds: float) -> None:
-            self._extended_until = time.monotonic() + seconds
+        def renew_now(wait: bool) -> None:
             if threading.get_ident() == loop_thread:
-                return  # on the event loop itself: cannot wait; the next renewal extends
+                return  # on the event loop itself: cannot wait; the next renewal does it
             done = asyncio.run_coroutine_threadsafe(self._renew(), loop)
-            with contextlib.suppress(Exception):
-                done.result(timeout=10)
+            if wait:
+                with contextlib.suppress(Exception):
+                    done.result(timeout=10)
+
+        def extend(seconds: float) -> Callable[[], None]:
+            self._extended_until = time.monotonic() + seconds
+            renew_now(wait=True)
+            return end_extension
+
+        def end_extension() -> None:
+            self._extended_until = 0.0
+            renew_now(wait=False)
 
         loop_thread = threading.get_ident()
         return extend

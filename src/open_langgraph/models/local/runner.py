@@ -9,10 +9,11 @@ decode at a time. No socket is opened: requests are passed as dicts to the in-pr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,22 +138,32 @@ _RUNNERS_LOCK = threading.Lock()
 #: Loading a model holds the interpreter for seconds (llama.cpp keeps the GIL while it maps
 #: and warms the weights), so nothing else in the process runs meanwhile. A queue worker
 #: registers a hook here to extend its runs' leases first, so that other workers do not
-#: take them over from a worker that is only busy loading (runtime/queue_worker.py).
-_before_load: Callable[[float], None] | None = None
+#: take them over from a worker that is only busy loading (runtime/queue_worker.py). The
+#: hook returns what to call once the load is over: the leases go back to their usual length,
+#: so a worker that dies later is replaced as quickly as any other.
+LoadHook = Callable[[float], Callable[[], None] | None]
+_before_load: LoadHook | None = None
 #: How long a load may take, generously: a cold 1.5B model took 7-11 s here, 55 s overloaded.
 LOAD_ALLOWANCE_SECONDS = 180.0
 
 
-def set_before_load(hook: Callable[[float], None] | None) -> None:
-    """Call `hook(seconds)` before each model load; it may block until it is safe to load."""
+def set_before_load(hook: LoadHook | None) -> None:
+    """Call `hook(seconds)` before each model load (it may block until it is safe to load),
+    and what it returns once the load is over."""
     global _before_load
     _before_load = hook
 
 
-def announce_load(seconds: float) -> None:
-    """Tell the registered hook a load of up to `seconds` is about to freeze the process."""
-    if _before_load is not None:
-        _before_load(seconds)
+@contextlib.contextmanager
+def announced_load(seconds: float) -> Iterator[None]:
+    """Around a load of up to `seconds` that will freeze the process: the registered hook
+    is told before it starts and after it ends (failed or not)."""
+    after = _before_load(seconds) if _before_load is not None else None
+    try:
+        yield
+    finally:
+        if after is not None:
+            after()
 
 
 def get_runner(model_path: Path, *, n_ctx: int) -> LlamaRunner:
@@ -161,6 +172,6 @@ def get_runner(model_path: Path, *, n_ctx: int) -> LlamaRunner:
     with _RUNNERS_LOCK:
         runner = _RUNNERS.get(key)
         if runner is None:
-            announce_load(LOAD_ALLOWANCE_SECONDS)
-            runner = _RUNNERS[key] = LlamaRunner(key, n_ctx=n_ctx)
+            with announced_load(LOAD_ALLOWANCE_SECONDS):
+                runner = _RUNNERS[key] = LlamaRunner(key, n_ctx=n_ctx)
         return runner
