@@ -8,13 +8,15 @@ import gc
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from open_langgraph import __version__
+from open_langgraph import __version__, exit_codes
 from open_langgraph.config import ConfigError, find_config_file, load_config
+from open_langgraph.extras import needs_extra
 from open_langgraph.worker_cli import (
     add_log_format_argument,
     add_metrics_arguments,
@@ -28,10 +30,6 @@ from open_langgraph.worker_cli import (
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8123
 DEFAULT_DB = Path(".olg") / "olg.db"
-EXIT_CONFIG_ERROR = 2
-EXIT_DATABASE_IN_USE = 4  # 3 is uvicorn's own start-up failure
-EXIT_DATABASE_UNREACHABLE = 5
-_NEEDS_EXTRA = "olg: PostgreSQL needs the postgres extra: pip install 'open-langgraph[postgres]'"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,6 +70,13 @@ def _parser() -> argparse.ArgumentParser:
         default=int(os.environ.get("OLG_WORKERS", "0")),
         help="queue mode: start this many `olg worker` processes to execute runs "
         "(0: this process executes them)",
+    )
+    serve.add_argument(
+        "--shutdown-grace",
+        type=float,
+        default=float(os.environ.get("OLG_SHUTDOWN_GRACE", "5")),
+        help="on SIGTERM, seconds open streams and requests get before they are closed and "
+        "the runs still executing here are stopped (default: $OLG_SHUTDOWN_GRACE, else 5)",
     )
     serve.add_argument(
         "--api-only",
@@ -168,32 +173,52 @@ def _serve(args: argparse.Namespace) -> int:
         store = store_settings(config.path, config.store)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
-        return EXIT_CONFIG_ERROR
+        return exit_codes.CONFIG_ERROR
     if args.max_concurrency < 1:
         print("olg: --max-concurrency must be at least 1", file=sys.stderr)
-        return EXIT_CONFIG_ERROR
+        return exit_codes.CONFIG_ERROR
     if args.database_url and not is_postgres_url(args.database_url):
         print("olg: --database-url must start with postgresql:// or postgres://", file=sys.stderr)
-        return EXIT_CONFIG_ERROR
+        return exit_codes.CONFIG_ERROR
     if args.database_url and (problem := postgres_settings_problem()):
         print(f"olg: {problem}", file=sys.stderr)
-        return EXIT_CONFIG_ERROR
+        return exit_codes.CONFIG_ERROR
     queue = queue_settings(args)
     if isinstance(queue, str):
         print(f"olg: {queue}", file=sys.stderr)
-        return EXIT_CONFIG_ERROR
+        return exit_codes.CONFIG_ERROR
     if args.workers < 0 or ((args.workers or args.api_only) and queue is None):
         print(
             "olg: --workers and --api-only need queue mode (--database-url and --redis-url)",
             file=sys.stderr,
         )
-        return EXIT_CONFIG_ERROR
+        return exit_codes.CONFIG_ERROR
     # Before anything reads or recovers the database (a bad config is reported first,
     # whatever else runs); held until this process ends. In queue mode many processes
     # share the database by design, and leases, not a lock, keep them apart.
+    if args.shutdown_grace < 0:
+        print("olg: --shutdown-grace must be 0 or more seconds", file=sys.stderr)
+        return exit_codes.CONFIG_ERROR
+    if queue is not None:
+        from open_langgraph.preflight import queue_mode_problem
+
+        if problem := queue_mode_problem(args.database_url, queue.redis_url):
+            print(f"olg: {problem.message}", file=sys.stderr)
+            return problem.exit_code
     database_lock, exit_code = (contextlib.nullcontext(), 0) if queue else _lock_database(args)
     if database_lock is None:
         return exit_code
+    try:
+        sock = _listen(args.host, args.port)
+    except OSError as exc:
+        if queue is None:
+            database_lock.release()
+        print(
+            f"olg: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; another "
+            "server may be using it: stop it or choose another --port",
+            file=sys.stderr,
+        )
+        return exit_codes.ADDRESS_IN_USE
 
     from open_langgraph.observability.logs import configure_logging
 
@@ -231,15 +256,21 @@ def _serve(args: argparse.Namespace) -> int:
     # for a graceful shutdown, then re-raise it here once done.
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _exit_on_signal)
+    started = False
     try:
         workers = worker_processes(worker_argv(args), args.workers) if args.workers else None
         with workers or contextlib.nullcontext():
-            _run_uvicorn(uvicorn, app, args)
-    except SystemExit:
-        pass
+            started = _run_uvicorn(uvicorn, app, args, sock)
+    except SystemExit as stop:
+        # A signal's SystemExit(0) ends a server that ran; uvicorn exits non-zero when the
+        # app's start-up failed.
+        started = stop.code in (None, 0)
     finally:
         if queue is None:
             database_lock.release()
+    if not started:
+        print("olg: start-up failed (the error is above); nothing was served", file=sys.stderr)
+        return exit_codes.STARTUP_FAILED
     return 0
 
 
@@ -247,8 +278,24 @@ def _exit_on_signal(signum: int, frame: Any) -> None:
     raise SystemExit(0)
 
 
-def _run_uvicorn(uvicorn: Any, app: Any, args: argparse.Namespace) -> None:
-    uvicorn.run(
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the app is built: a port in use is a one-line
+    error and its own exit code, not a log line from a server that then exits 0."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family=family)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def _run_uvicorn(uvicorn: Any, app: Any, args: argparse.Namespace, sock: socket.socket) -> bool:
+    """Serve until stopped; whether the app started (its lifespan ran)."""
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
@@ -260,8 +307,11 @@ def _run_uvicorn(uvicorn: Any, app: Any, args: argparse.Namespace) -> None:
         http="auto",
         # Open SSE streams would otherwise hold a shutdown until their runs end; after this
         # grace period the lifespan stops the runs (stored as errors, queued ones kept).
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=args.shutdown_grace,
     )
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])
+    return bool(server.started)
 
 
 def _lock_database(args: argparse.Namespace) -> tuple[Any, int]:
@@ -273,22 +323,22 @@ def _lock_database(args: argparse.Namespace) -> tuple[Any, int]:
             return DatabaseLock.acquire(args.db), 0
         except DatabaseInUse as exc:
             print(f"olg: {exc}", file=sys.stderr)
-            return None, EXIT_DATABASE_IN_USE
+            return None, exit_codes.DATABASE_IN_USE
     try:
         import psycopg
 
         from open_langgraph.storage.postgres import process_lock
     except ImportError:
-        print(_NEEDS_EXTRA, file=sys.stderr)
-        return None, EXIT_CONFIG_ERROR
+        print(f"olg: {needs_extra('PostgreSQL', 'postgres')}", file=sys.stderr)
+        return None, exit_codes.CONFIG_ERROR
     try:
         return process_lock.DatabaseLock.acquire(args.database_url), 0
     except process_lock.DatabaseInUse as exc:
         print(f"olg: {exc}", file=sys.stderr)
-        return None, EXIT_DATABASE_IN_USE
+        return None, exit_codes.DATABASE_IN_USE
     except psycopg.Error as exc:
         print(_cannot_open(args.database_url, exc), file=sys.stderr)
-        return None, EXIT_DATABASE_UNREACHABLE
+        return None, exit_codes.UNREACHABLE
 
 
 def _cannot_open(database_url: str, exc: Exception) -> str:
@@ -311,18 +361,18 @@ def _db(args: argparse.Namespace) -> int:
 
         from open_langgraph.storage.postgres import connection_kwargs, migrations
     except ImportError:
-        print(_NEEDS_EXTRA, file=sys.stderr)
-        return EXIT_CONFIG_ERROR
+        print(f"olg: {needs_extra('olg db', 'postgres')}", file=sys.stderr)
+        return exit_codes.CONFIG_ERROR
     from open_langgraph.storage.backend import is_postgres_url, postgres_settings_problem
 
     if not args.database_url or not is_postgres_url(args.database_url):
         print(
             "olg: olg db needs --database-url or DATABASE_URI (postgresql://...)", file=sys.stderr
         )
-        return EXIT_CONFIG_ERROR
+        return exit_codes.CONFIG_ERROR
     if problem := postgres_settings_problem():
         print(f"olg: {problem}", file=sys.stderr)
-        return EXIT_CONFIG_ERROR
+        return exit_codes.CONFIG_ERROR
 
     async def run() -> str:
         async with await psycopg.AsyncConnection.connect(
@@ -348,7 +398,7 @@ def _db(args: argparse.Namespace) -> int:
         print(asyncio.run(run()))
     except psycopg.Error as exc:
         print(_cannot_open(args.database_url, exc), file=sys.stderr)
-        return EXIT_DATABASE_UNREACHABLE
+        return exit_codes.UNREACHABLE
     return 0
 
 

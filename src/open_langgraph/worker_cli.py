@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from open_langgraph import exit_codes
 from open_langgraph.runtime.queue_settings import QueueSettings
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.storage.base import StoreSettings
 
-EXIT_CONFIG_ERROR = 2
+EXIT_CONFIG_ERROR = exit_codes.CONFIG_ERROR
 #: Set for the workers `olg serve --workers` starts: they stop when that server is gone,
 #: however it ended (kill -9 included), rather than run on unsupervised.
 PARENT_PID_ENV = "OLG_PARENT_PID"
@@ -168,6 +169,7 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
 def worker_main(args: argparse.Namespace) -> int:
     """`olg worker`: execute queued runs until SIGTERM / SIGINT."""
     from open_langgraph.config import ConfigError, find_config_file, load_config
+    from open_langgraph.preflight import queue_mode_problem
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.storage.backend import postgres_settings_problem
     from open_langgraph.store_embeddings import store_settings
@@ -197,6 +199,9 @@ def worker_main(args: argparse.Namespace) -> int:
     if problem := postgres_settings_problem():
         print(f"olg: {problem}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
+    if unready := queue_mode_problem(args.database_url, settings.redis_url):
+        print(f"olg: {unready.message}", file=sys.stderr)
+        return unready.exit_code
     from open_langgraph.observability.logs import configure_logging
 
     configure_logging(args.log_level, args.log_format)

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from open_langgraph.extras import install_command
 from open_langgraph.observability.fail_open import log_export_failures_once
 from open_langgraph.observability.run_context import RunIdentity
 
@@ -81,8 +82,8 @@ def open_langfuse() -> LangfuseTracing | None:
         return LangfuseTracing()
     except ImportError:
         logger.warning(
-            "LANGFUSE_LOGGING is on but the langfuse SDK is not installed: "
-            "pip install 'open-langgraph[observability]'; runs are not traced"
+            "LANGFUSE_LOGGING is on but the langfuse SDK is not installed: %s; runs are not traced",
+            install_command("observability"),
         )
     except Exception as exc:
         logger.warning("Langfuse tracing is off: %s: %s", type(exc).__name__, exc)

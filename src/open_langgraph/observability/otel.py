@@ -19,6 +19,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from open_langgraph.extras import install_command
 from open_langgraph.observability.fail_open import log_export_failures_once
 from open_langgraph.observability.http import route_of
 from open_langgraph.observability.run_context import RunIdentity
@@ -139,7 +140,8 @@ def open_otel() -> OtelTracing | None:
     except ImportError:
         logger.warning(
             "OTEL_EXPORTER_OTLP_ENDPOINT is set but the OpenTelemetry SDK is not installed: "
-            "pip install 'open-langgraph[observability]'; no spans are exported"
+            "%s; no spans are exported",
+            install_command("observability"),
         )
     except Exception as exc:
         logger.warning("OpenTelemetry is off: %s: %s", type(exc).__name__, exc)

@@ -267,10 +267,9 @@ class RunManager:
         except asyncio.CancelledError:
             outcome = RunOutcome("interrupted")
             if self._closing and handle.cancel_action is None:
-                outcome = RunOutcome(
-                    "error",
-                    error={"error": "ServerShutdown", "message": "the server shut down"},
-                )
+                # Joined as any failed run is: `{"__error__": ...}`.
+                error = {"error": "ServerShutdown", "message": "the server shut down"}
+                outcome = RunOutcome("error", output={"__error__": error}, error=error)
         except Exception as exc:
             outcome, thread_update = self._failed(handle, exc)
         await asyncio.shield(self._settle(handle, outcome, thread_update, graph=graph))
