@@ -93,7 +93,7 @@ async def test_raw_events_carry_lifecycle_updates_and_custom(client: LangGraphCl
         {"node": "b", "values": {"count": 7, "trail": ["b"]}},
     ]
     custom = [e["params"]["data"] for e in events if e["method"] == "custom"]
-    assert custom == [{"payload": {"step": "a", "count": 5}}]
+    assert custom == [{"step": "a", "count": 5}]  # what the node wrote
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
     assert all(e["event_id"] == str(e["seq"]) for e in events)

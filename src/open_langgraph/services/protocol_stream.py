@@ -115,8 +115,9 @@ def _channel(event: dict[str, Any]) -> str | None:
     if method == "input.requested":
         return "input"
     if method == "custom":
-        name = event["params"]["data"].get("name")
-        return f"custom:{name}" if name else "custom"
+        data = event["params"]["data"]
+        name = data.get("name") if isinstance(data, dict) else None
+        return f"custom:{name}" if isinstance(name, str) and name else "custom"
     return method
 
 
