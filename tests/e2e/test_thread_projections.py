@@ -76,13 +76,15 @@ def test_message_streams_through_the_sync_client(server: ServerProcess):
 async def test_an_extension_yields_what_each_node_wrote_under_its_name(client: LangGraphClient):
     async with client.threads.stream(assistant_id=GRAPH) as thread:
         await thread.run.start(input=INPUT)
-        # Both at once: a projection opened after the run paused waits for it to go on.
-        progress, audit = await asyncio.gather(
-            _collect(thread.extensions["progress"]), _collect(thread.extensions["audit"])
-        )
+        progress = await _collect(thread.extensions["progress"])  # ends when the run waits
+    # Only the `progress` events (not `audit`), in order, each what the node wrote.
     assert [(e["step"], e["phase"]) for e in progress] == BEFORE_INTERRUPT
-    # The payload is what the node wrote, every key of it.
     assert progress[1] == {"name": "progress", "step": "chunks", "phase": "end", "words": 7}
+    # One projection per session here: the SDK (0.4.14) can hang a projection opened while
+    # another one's connection is still being replaced (its `ready` is never set).
+    async with client.threads.stream(assistant_id=GRAPH) as thread:
+        await thread.run.start(input=INPUT)
+        audit = await _collect(thread.extensions["audit"])
     assert audit == [{"name": "audit", "step": "blocks", "checked": True}]
 
 

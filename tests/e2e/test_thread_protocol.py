@@ -84,9 +84,10 @@ async def test_raw_events_carry_lifecycle_updates_and_custom(client: LangGraphCl
         async with asyncio.timeout(TIMEOUT):
             async for event in thread.subscribe(["lifecycle", "updates", "custom"]):
                 events.append(event)
-    methods = [e["method"] for e in events]
-    assert methods[0] == "lifecycle" and events[0]["params"]["data"]["event"] == "started"
-    assert events[-1]["params"]["data"] == {"event": "completed"}
+    # A run's start and end, named by its graph, as langgraph-api sends them.
+    assert events[0]["method"] == "lifecycle"
+    assert events[0]["params"]["data"] == {"event": "running", "graph_name": "counter"}
+    assert events[-1]["params"]["data"] == {"event": "completed", "graph_name": "counter"}
     updates = [e["params"]["data"] for e in events if e["method"] == "updates"]
     assert updates == [
         {"node": "a", "values": {"count": 6, "trail": ["a"]}},
@@ -295,7 +296,7 @@ async def test_a_live_reconnect_mid_run_misses_nothing(
     rest = await _sse_events_until_end(server, thread_id, {**body, "since": first[-1]["seq"]})
     everything = await _sse_events_until_end(server, thread_id, body)
     assert [e["event_id"] for e in first + rest] == [e["event_id"] for e in everything]
-    assert everything[-1]["params"]["data"] == {"event": "completed"}
+    assert everything[-1]["params"]["data"]["event"] == "completed"
 
 
 # -- the WebSocket transport ----------------------------------------------------------------
@@ -484,7 +485,7 @@ async def test_since_resumes_across_the_runs_of_a_thread(
     body = {"channels": ["values", "lifecycle"], "since": 0}
     events = await _sse_events(server, thread_id, body, count=10)
     lifecycle = [e["params"]["data"]["event"] for e in events if e["method"] == "lifecycle"]
-    assert lifecycle == ["started", "completed", "started", "completed"]
+    assert lifecycle == ["running", "completed", "running", "completed"]
     values = [e["params"]["data"]["count"] for e in events if e["method"] == "values"]
     assert values == [1, 2, 3, 100, 101, 102]
     rest = await _sse_events(server, thread_id, {**body, "since": events[3]["seq"]}, count=6)

@@ -30,10 +30,13 @@ def _summary(events: list[dict[str, Any]]) -> list[tuple[str, list[str], Any]]:
 def test_a_runs_start_and_end_are_lifecycle_events():
     translator = ProtocolTranslator()
     assert _summary(_translate(translator, "metadata", {"run_id": RUN})) == [
-        ("lifecycle", [], {"event": "started"})
+        ("lifecycle", [], {"event": "running"})
+    ]
+    assert _summary(translator.run_started(RUN, "agent")) == [
+        ("lifecycle", [], {"event": "running", "graph_name": "agent"})
     ]
     assert _summary(translator.run_ended(RUN, "success")) == [
-        ("lifecycle", [], {"event": "completed"})
+        ("lifecycle", [], {"event": "completed", "graph_name": "agent"})
     ]
     _translate(translator, "error", {"error": "ValueError", "message": "boom"})
     assert _summary(translator.run_ended(RUN, "error")) == [

@@ -103,9 +103,10 @@ def _tool_message(namespace: list[str], data: Any) -> list[dict[str, Any]]:
 class _RunState:
     """What a translator remembers of one run: derived events depend on earlier ones."""
 
-    __slots__ = ("children", "error", "interrupts", "namespaces")
+    __slots__ = ("children", "error", "graph_name", "interrupts", "namespaces")
 
     def __init__(self) -> None:
+        self.graph_name: str | None = None
         self.namespaces: set[tuple[str, ...]] = set()
         # task id of a subgraph's namespace segment -> the namespace, to end it with its task
         self.children: dict[str, list[str]] = {}
@@ -129,7 +130,7 @@ class ProtocolTranslator:
         """The protocol events of one stored run event."""
         run = self._run(run_id)
         if name == "metadata":
-            return [_event("lifecycle", [], {"event": "started"})]
+            return self.run_started(run_id, None)
         if name == "error":
             error = loads(data)
             run.error = (error.get("message") if isinstance(error, dict) else None) or "run failed"
@@ -160,15 +161,29 @@ class ProtocolTranslator:
             events += self._child_ended(run, payload)
         return events
 
+    def run_started(self, run_id: str, graph_name: str | None) -> list[dict[str, Any]]:
+        """The root `lifecycle` event of a run's start (its `metadata` event): `running`,
+        as langgraph-api sends it; the JS SDK's `useStream` takes it for a run's start."""
+        self._run(run_id).graph_name = graph_name
+        return [_event("lifecycle", [], self._lifecycle("running", graph_name))]
+
     def run_ended(self, run_id: str, status: str | None) -> list[dict[str, Any]]:
         """The root `lifecycle` event of a run's end, from its stored status."""
         run = self._runs.pop(run_id, None) or _RunState()
         if status == "success":
-            return [_event("lifecycle", [], {"event": "completed"})]
-        if status == "interrupted" and run.interrupts:
-            return [_event("lifecycle", [], {"event": "interrupted"})]
-        error = run.error or ("the run was cancelled" if status == "interrupted" else "run failed")
-        return [_event("lifecycle", [], {"event": "failed", "error": error})]
+            data = self._lifecycle("completed", run.graph_name)
+        elif status == "interrupted" and run.interrupts:
+            data = self._lifecycle("interrupted", run.graph_name)
+        else:
+            error = run.error or (
+                "the run was cancelled" if status == "interrupted" else "run failed"
+            )
+            data = {**self._lifecycle("failed", run.graph_name), "error": error}
+        return [_event("lifecycle", [], data)]
+
+    @staticmethod
+    def _lifecycle(phase: str, graph_name: str | None) -> dict[str, Any]:
+        return {"event": phase, "graph_name": graph_name} if graph_name else {"event": phase}
 
     @staticmethod
     def _enter(run: _RunState, namespace: list[str]) -> list[dict[str, Any]]:

@@ -131,6 +131,14 @@ def _prefix_of(prefix: tuple[str, ...], namespace: list[str]) -> bool:
     )
 
 
+def _graph_id(run: dict[str, Any] | None) -> str | None:
+    """The graph a stored run runs (its config names it), for its `lifecycle` events."""
+    kwargs = (run or {}).get("kwargs") or {}
+    configurable = (kwargs.get("config") or {}).get("configurable") or {}
+    graph_id = configurable.get("graph_id")
+    return graph_id if isinstance(graph_id, str) else None
+
+
 def parse_since(value: Any) -> int | None:
     """`since` from a body or a `Last-Event-ID` header: a `seq` this server sent."""
     if value is None:
@@ -266,6 +274,10 @@ class ProtocolStreams:
                     run = await self._storage.get_run(event.run_id)
                     produced = translator.run_ended(event.run_id, run and run["status"])
                     position = _RUN_END
+                elif event.event == "metadata":
+                    run = await self._storage.get_run(event.run_id)
+                    produced = translator.run_started(event.run_id, _graph_id(run))
+                    position = event.seq + 1
                 else:
                     produced = translator.translate(event.run_id, event.event, event.data)
                     position = event.seq + 1
