@@ -551,3 +551,23 @@ async def test_checkpoints_are_listed_and_a_fork_runs_from_one(client: LangGraph
     missing = await _command(client, thread_id, "state.fork", checkpoint_id=str(uuid.uuid4()))
     assert missing["type"] == "error", missing
     assert missing["error"] == "no_such_checkpoint"
+
+
+async def test_run_start_with_input_on_a_waiting_thread_answers_its_interrupt(
+    client: LangGraphClient,
+):
+    """As langgraph-api: LangGraph's RemoteGraph resumes a thread this way."""
+    async with client.threads.stream(assistant_id="hitl") as thread:
+        await thread.run.start(input={"request": "tag"})
+        await _collect(thread.values)
+        assert thread.interrupted
+    async with client.threads.stream(thread.thread_id, assistant_id="hitl") as again:
+        await again.run.start(input="v2")
+        async with asyncio.timeout(TIMEOUT):
+            output = await again.output
+    assert output == {"request": "tag", "decision": "tag: v2"}
+    # Input to a thread that waits on nothing starts a run, as before.
+    async with client.threads.stream(thread.thread_id, assistant_id="counter") as third:
+        await third.run.start(input={"count": 1})
+        async with asyncio.timeout(TIMEOUT):
+            assert (await third.output)["count"] == 3
