@@ -84,16 +84,17 @@ async def test_raw_events_carry_lifecycle_updates_and_custom(client: LangGraphCl
         async with asyncio.timeout(TIMEOUT):
             async for event in thread.subscribe(["lifecycle", "updates", "custom"]):
                 events.append(event)
-    methods = [e["method"] for e in events]
-    assert methods[0] == "lifecycle" and events[0]["params"]["data"]["event"] == "started"
-    assert events[-1]["params"]["data"] == {"event": "completed"}
+    # A run's start and end, named by its graph, as langgraph-api sends them.
+    assert events[0]["method"] == "lifecycle"
+    assert events[0]["params"]["data"] == {"event": "running", "graph_name": "counter"}
+    assert events[-1]["params"]["data"] == {"event": "completed", "graph_name": "counter"}
     updates = [e["params"]["data"] for e in events if e["method"] == "updates"]
     assert updates == [
         {"node": "a", "values": {"count": 6, "trail": ["a"]}},
         {"node": "b", "values": {"count": 7, "trail": ["b"]}},
     ]
     custom = [e["params"]["data"] for e in events if e["method"] == "custom"]
-    assert custom == [{"payload": {"step": "a", "count": 5}}]
+    assert custom == [{"step": "a", "count": 5}]  # what the node wrote
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
     assert all(e["event_id"] == str(e["seq"]) for e in events)
@@ -295,7 +296,7 @@ async def test_a_live_reconnect_mid_run_misses_nothing(
     rest = await _sse_events_until_end(server, thread_id, {**body, "since": first[-1]["seq"]})
     everything = await _sse_events_until_end(server, thread_id, body)
     assert [e["event_id"] for e in first + rest] == [e["event_id"] for e in everything]
-    assert everything[-1]["params"]["data"] == {"event": "completed"}
+    assert everything[-1]["params"]["data"]["event"] == "completed"
 
 
 # -- the WebSocket transport ----------------------------------------------------------------
@@ -484,7 +485,7 @@ async def test_since_resumes_across_the_runs_of_a_thread(
     body = {"channels": ["values", "lifecycle"], "since": 0}
     events = await _sse_events(server, thread_id, body, count=10)
     lifecycle = [e["params"]["data"]["event"] for e in events if e["method"] == "lifecycle"]
-    assert lifecycle == ["started", "completed", "started", "completed"]
+    assert lifecycle == ["running", "completed", "running", "completed"]
     values = [e["params"]["data"]["count"] for e in events if e["method"] == "values"]
     assert values == [1, 2, 3, 100, 101, 102]
     rest = await _sse_events(server, thread_id, {**body, "since": events[3]["seq"]}, count=6)
@@ -550,3 +551,23 @@ async def test_checkpoints_are_listed_and_a_fork_runs_from_one(client: LangGraph
     missing = await _command(client, thread_id, "state.fork", checkpoint_id=str(uuid.uuid4()))
     assert missing["type"] == "error", missing
     assert missing["error"] == "no_such_checkpoint"
+
+
+async def test_run_start_with_input_on_a_waiting_thread_answers_its_interrupt(
+    client: LangGraphClient,
+):
+    """As langgraph-api: LangGraph's RemoteGraph resumes a thread this way."""
+    async with client.threads.stream(assistant_id="hitl") as thread:
+        await thread.run.start(input={"request": "tag"})
+        await _collect(thread.values)
+        assert thread.interrupted
+    async with client.threads.stream(thread.thread_id, assistant_id="hitl") as again:
+        await again.run.start(input="v2")
+        async with asyncio.timeout(TIMEOUT):
+            output = await again.output
+    assert output == {"request": "tag", "decision": "tag: v2"}
+    # Input to a thread that waits on nothing starts a run, as before.
+    async with client.threads.stream(thread.thread_id, assistant_id="counter") as third:
+        await third.run.start(input={"count": 1})
+        async with asyncio.timeout(TIMEOUT):
+            assert (await third.output)["count"] == 3

@@ -30,10 +30,13 @@ def _summary(events: list[dict[str, Any]]) -> list[tuple[str, list[str], Any]]:
 def test_a_runs_start_and_end_are_lifecycle_events():
     translator = ProtocolTranslator()
     assert _summary(_translate(translator, "metadata", {"run_id": RUN})) == [
-        ("lifecycle", [], {"event": "started"})
+        ("lifecycle", [], {"event": "running"})
+    ]
+    assert _summary(translator.run_started(RUN, "agent")) == [
+        ("lifecycle", [], {"event": "running", "graph_name": "agent"})
     ]
     assert _summary(translator.run_ended(RUN, "success")) == [
-        ("lifecycle", [], {"event": "completed"})
+        ("lifecycle", [], {"event": "completed", "graph_name": "agent"})
     ]
     _translate(translator, "error", {"error": "ValueError", "message": "boom"})
     assert _summary(translator.run_ended(RUN, "error")) == [
@@ -81,28 +84,52 @@ def test_streamed_message_events_pass_with_their_id_and_node():
     assert _summary(_translate(translator, "messages", [delta, meta])) == [("messages", [], delta)]
 
 
-def test_a_whole_message_is_replayed_as_its_lifecycle():
+def test_only_streamed_message_events_are_messages():
+    """A whole message (a node's output, a model that did not stream) or a v1 chunk would
+    be a message stream without tokens: they are in `values` and `updates` instead."""
     translator = ProtocolTranslator()
-    message = {
-        "type": "ai",
-        "id": "m2",
-        "content": "done",
-        "tool_calls": [{"name": "lookup", "args": {"term": "x"}, "id": "c1"}],
-    }
-    events = [
-        e["params"]["data"]["event"] for e in _translate(translator, "messages", [message, {}])
-    ]
-    assert events == [
+    whole = {"type": "ai", "id": "m2", "content": "done", "tool_calls": []}
+    chunk = {"type": "AIMessageChunk", "id": "m3", "content": "to"}
+    for message in (whole, chunk, "text", None):
+        assert _translate(translator, "messages", [message, {}]) == []
+
+
+def test_a_finished_tools_message_result_is_mirrored_as_a_tool_message():
+    translator = ProtocolTranslator()
+    result = {"type": "tool", "id": None, "content": "42", "tool_call_id": "c1"}
+    finished = {"event": "tool-finished", "tool_call_id": "c1", "output": result}
+    events = _summary(_translate(translator, "tools", finished))
+    assert events[0] == ("tools", [], finished)
+    mirrored = events[1:]
+    assert {tuple(namespace) for _, namespace, _ in mirrored} == {("tools:c1",)}
+    assert [data["event"] for _, _, data in mirrored] == [
         "message-start",
         "content-block-start",
         "content-block-delta",
         "content-block-finish",
-        "content-block-start",
-        "content-block-finish",
         "message-finish",
     ]
-    chunk = {"type": "AIMessageChunk", "id": "m3", "content": "to"}
-    assert _translate(translator, "messages", [chunk, {}]) == []
+    assert mirrored[0][2] == {
+        "event": "message-start",
+        "role": "tool",
+        "id": "tool-c1",
+        "tool_call_id": "c1",
+    }
+    assert mirrored[3][2]["content"] == {"type": "text", "text": "42"}
+    # A result that is not a message (a plain tool called directly) is not mirrored.
+    plain = {"event": "tool-finished", "tool_call_id": "c2", "output": "42"}
+    assert len(_translate(translator, "tools", plain)) == 1
+
+
+def test_interrupts_in_values_become_input_requests_only():
+    """A classic run's values carry its interrupts (LangGraph's v1 format)."""
+    translator = ProtocolTranslator()
+    values = {"count": 1, "__interrupt__": [{"value": "ok?", "id": "i-9"}]}
+    assert _summary(_translate(translator, "values", values)) == [
+        ("input.requested", [], {"interrupt_id": "i-9", "payload": "ok?", "value": "ok?"}),
+        ("values", [], {"count": 1}),
+    ]
+    assert _translate(translator, "values", {"__interrupt__": values["__interrupt__"]}) == []
 
 
 def test_a_subgraph_starts_when_first_seen_and_ends_with_its_task():
@@ -115,11 +142,19 @@ def test_a_subgraph_starts_when_first_seen_and_ends_with_its_task():
     assert len(_translate(translator, "values|inner:t1", {"count": 2})) == 1
     events = _translate(translator, "tasks", {"id": "t1", "name": "inner", "result": {}})
     assert _summary(events)[-1] == ("lifecycle", ["inner:t1"], {"event": "completed"})
-    custom = _translate(translator, "custom", {"name": "progress", "value": 1})
-    assert custom[0]["params"]["data"] == {
-        "payload": {"name": "progress", "value": 1},
-        "name": "progress",
-    }
+
+
+def test_custom_events_carry_what_the_node_wrote():
+    """As langgraph-api sends them: the SDK's `thread.extensions[name]` yields the dicts
+    whose `name` is `name`; a `custom:<name>` subscription matches on that name."""
+    translator = ProtocolTranslator()
+    [event] = _translate(translator, "custom", {"name": "progress", "step": "a"})
+    assert event["params"]["data"] == {"name": "progress", "step": "a"}
+    [plain] = _translate(translator, "custom", "just text")
+    assert plain["params"]["data"] == "just text"
+    named = EventFilter.parse({"channels": ["custom:progress"]})
+    assert named.matches(event) and not named.matches(plain)
+    assert EventFilter.parse({"channels": ["custom"]}).matches(plain)
 
 
 def _event(method: str, namespace: list[str], data: Any = None) -> dict[str, Any]:

@@ -42,7 +42,12 @@ async def stream_protocol_run(
     async for part in graph.astream(graph_input, run_config, version="v2", **run_options):
         mode: str = part["type"]
         namespace: tuple[str, ...] = tuple(part["ns"])
-        if mode == "values" and not namespace:
-            final_values = part["data"]
+        if mode == "values":
+            if not namespace:
+                final_values = part["data"]
+            if part.get("interrupts"):
+                # The state the last step left again, now with the interrupts, which the
+                # protocol sends on `input` (from `updates`): not a new snapshot.
+                continue
         stream.publish(event_name(mode, namespace), dumps(part["data"]))
     return final_values

@@ -29,6 +29,8 @@ HEARTBEAT_SECONDS = _heartbeat_seconds()
 #: bounded listener that detaches a client too far behind; so this never grows, and never
 #: holds a run back.
 SEND_AHEAD = 64
+#: Queued events sent in one write, up to about this many bytes.
+_BATCH_BYTES = 64 * 1024
 _HEARTBEAT = b": heartbeat\n\n"
 _END = object()
 
@@ -74,9 +76,19 @@ async def _with_heartbeats(
             except TimeoutError:
                 yield _HEARTBEAT
                 continue
+            # What is already queued goes out in the same write: a burst of events (a
+            # model's tokens) then costs one send, not one each, and a client following
+            # two streams of the same thread does not see one fall behind the other.
+            chunk = b""
+            while item is not _END:
+                chunk += frame(item)  # type: ignore[arg-type]
+                if queue.empty() or len(chunk) > _BATCH_BYTES:
+                    break
+                item = queue.get_nowait()
+            if chunk:
+                yield chunk
             if item is _END:
                 break
-            yield frame(item)  # type: ignore[arg-type]
         await task  # surfaces an error of the event source
     finally:
         task.cancel()

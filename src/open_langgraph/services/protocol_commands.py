@@ -146,9 +146,16 @@ class ProtocolCommands:
         if not isinstance(assistant_id, str) or not assistant_id:
             raise ProtocolError("invalid_argument", "run.start needs params.assistant_id")
         strategy = params.get("multitaskStrategy") or params.get("multitask_strategy")
+        graph_input = params.get("input")
+        command: dict[str, Any] | None = None
+        if graph_input is not None and await self._waits_for_input(thread_id):
+            # As langgraph-api does: input to a thread that waits on an interrupt answers it
+            # (LangGraph's RemoteGraph resumes a thread with `Command(resume=...)` this way).
+            command, graph_input = {"resume": graph_input}, None
         body = _run_body(
             assistant_id=assistant_id,
-            input=params.get("input"),
+            input=graph_input,
+            command=command,
             config=_optional_object(params, "config"),
             metadata=_optional_object(params, "metadata"),
             if_not_exists="create",
@@ -156,6 +163,13 @@ class ProtocolCommands:
         )
         run = await self._runs.create(thread_id, body, protocol=True)
         return {"run_id": run["run_id"]}
+
+    async def _waits_for_input(self, thread_id: str) -> bool:
+        """Whether the thread exists and its state has interrupts pending."""
+        try:
+            return bool(await self._pending_interrupts(thread_id))
+        except NotFound:  # a new thread: run.start creates it
+            return False
 
     async def _pending_interrupts(self, thread_id: str) -> set[str]:
         state = await self._threads.state(thread_id, None, subgraphs=False)

@@ -2,9 +2,11 @@
 
 A run started through `run.start` / `input.respond` publishes LangGraph's v2 stream parts
 (`runtime/protocol_run.py`); a thread's protocol stream reads them back, in any process, and
-this module gives each the shape of the `langchain-protocol` event of its channel. What
-LangGraph does not stream is derived here: `lifecycle` (a run starting and ending, a subgraph
-starting and ending) and `input.requested` (one per interrupt). One translator follows one
+this module gives each the shape langgraph-api (0.16.7) gives the same event, which is what
+the SDKs' projections read (`langchain-protocol`'s types, except that `custom` carries what
+the node wrote as it wrote it). What LangGraph does not stream is derived here: `lifecycle`
+(a run starting and ending, a subgraph starting and ending), `input.requested` (one per
+interrupt) and a finished tool's result as a `tool` message. One translator follows one
 connection; it must see each run from its first event, so its derived events are right.
 """
 
@@ -31,7 +33,6 @@ CHANNELS = frozenset(
     }
 )
 _PASS_THROUGH = frozenset({"values", "tools", "tasks", "checkpoints"})
-_ROLES = {"ai": "ai", "human": "human", "system": "system"}
 
 
 def _event(method: str, namespace: list[str], data: Any) -> dict[str, Any]:
@@ -53,56 +54,59 @@ def _scalar_metadata(metadata: Any) -> dict[str, Any]:
     }
 
 
-def _whole_message(message: dict[str, Any]) -> list[dict[str, Any]]:
-    """The event lifecycle of a message a model returned whole (it did not stream)."""
-    message_id = str(message.get("id") or "")
-    events: list[dict[str, Any]] = [
-        {
-            "event": "message-start",
-            "role": _ROLES.get(message.get("type", ""), "ai"),
-            "id": message_id,
-        }
-    ]
-    index = 0
-    content = message.get("content")
-    text = content if isinstance(content, str) else ""
+def _text_of(content: Any) -> str:
+    """A tool result's content as text (a string, or text blocks joined)."""
+    if isinstance(content, str):
+        return content
     if isinstance(content, list):
-        text = "".join(block.get("text", "") for block in content if isinstance(block, dict))
-    if text:
-        events += [
-            {"event": "content-block-start", "index": 0, "content": {"type": "text", "text": ""}},
-            {
-                "event": "content-block-delta",
-                "index": 0,
-                "delta": {"type": "text-delta", "text": text},
-            },
-            {
-                "event": "content-block-finish",
-                "index": 0,
-                "content": {"type": "text", "text": text},
-            },
-        ]
-        index = 1
-    for call in message.get("tool_calls") or []:
-        block = {
-            "type": "tool_call",
-            "id": call.get("id"),
-            "name": call.get("name"),
-            "args": call.get("args") or {},
-        }
-        events.append({"event": "content-block-start", "index": index, "content": block})
-        events.append({"event": "content-block-finish", "index": index, "content": block})
-        index += 1
-    events.append({"event": "message-finish"})
-    return events
+        return "".join(
+            block if isinstance(block, str) else str(block.get("text", ""))
+            for block in content
+            if isinstance(block, str | dict)
+        )
+    return "" if content is None else str(content)
+
+
+def _tool_message(namespace: list[str], data: Any) -> list[dict[str, Any]]:
+    """A finished tool's result, mirrored onto `messages` as a `tool` message.
+
+    langgraph-api does this (for the JS SDK's message feeds) under the namespace
+    `[..., "tools:<tool_call_id>"]`, so a root-scoped `thread.messages` does not see it; only
+    a result that is a message (a dict, as a ToolNode's `ToolMessage` is) is mirrored.
+    """
+    if not isinstance(data, dict) or data.get("event") != "tool-finished":
+        return []
+    output = data.get("output")
+    if not isinstance(output, dict):
+        return []
+    call_id = data.get("tool_call_id") or output.get("tool_call_id")
+    call_id = call_id if isinstance(call_id, str) else None
+    message_id = output.get("id") or (f"tool-{call_id}" if call_id else None)
+    if not isinstance(message_id, str):
+        return []
+    start: dict[str, Any] = {"event": "message-start", "role": "tool", "id": message_id}
+    if call_id:
+        start["tool_call_id"] = call_id
+    text = _text_of(output.get("content"))
+    block = {"type": "text", "text": text}
+    where = [*namespace, f"tools:{call_id}"] if call_id else namespace
+    parts = [
+        start,
+        {"event": "content-block-start", "index": 0, "content": {"type": "text", "text": ""}},
+        {"event": "content-block-delta", "index": 0, "content": block},
+        {"event": "content-block-finish", "index": 0, "content": block},
+        {"event": "message-finish", "metadata": {}},
+    ]
+    return [_event("messages", where, part) for part in parts]
 
 
 class _RunState:
     """What a translator remembers of one run: derived events depend on earlier ones."""
 
-    __slots__ = ("children", "error", "interrupts", "namespaces")
+    __slots__ = ("children", "error", "graph_name", "interrupts", "namespaces")
 
     def __init__(self) -> None:
+        self.graph_name: str | None = None
         self.namespaces: set[tuple[str, ...]] = set()
         # task id of a subgraph's namespace segment -> the namespace, to end it with its task
         self.children: dict[str, list[str]] = {}
@@ -126,7 +130,7 @@ class ProtocolTranslator:
         """The protocol events of one stored run event."""
         run = self._run(run_id)
         if name == "metadata":
-            return [_event("lifecycle", [], {"event": "started"})]
+            return self.run_started(run_id, None)
         if name == "error":
             error = loads(data)
             run.error = (error.get("message") if isinstance(error, dict) else None) or "run failed"
@@ -134,30 +138,52 @@ class ProtocolTranslator:
         mode, namespace = split_event_name(name)
         payload = loads(data)
         events = self._enter(run, namespace)
-        if mode in _PASS_THROUGH:
+        if mode == "values" and isinstance(payload, dict) and "__interrupt__" in payload:
+            # A run of the classic routes records its interrupts in its values (LangGraph's
+            # v1 format); the protocol has them on `input` only.
+            events += self._interrupts(run, namespace, payload["__interrupt__"])
+            payload = {k: v for k, v in payload.items() if k != "__interrupt__"}
+            if payload:
+                events.append(_event(mode, namespace, payload))
+        elif mode in _PASS_THROUGH:
             events.append(_event(mode, namespace, payload))
+            if mode == "tools":
+                events += _tool_message(namespace, payload)
         elif mode == "updates":
             events += self._updates(run, namespace, payload)
         elif mode == "messages":
             events += self._messages(namespace, payload)
         elif mode == "custom":
-            custom: dict[str, Any] = {"payload": payload}
-            if isinstance(payload, dict) and isinstance(payload.get("name"), str):
-                custom["name"] = payload["name"]
-            events.append(_event("custom", namespace, custom))
+            # What the node wrote, as it wrote it (as langgraph-api sends it): the SDK's
+            # `thread.extensions[name]` yields the dicts whose `name` is `name`, whole.
+            events.append(_event("custom", namespace, payload))
         if mode == "tasks" and isinstance(payload, dict) and "result" in payload:
             events += self._child_ended(run, payload)
         return events
+
+    def run_started(self, run_id: str, graph_name: str | None) -> list[dict[str, Any]]:
+        """The root `lifecycle` event of a run's start (its `metadata` event): `running`,
+        as langgraph-api sends it; the JS SDK's `useStream` takes it for a run's start."""
+        self._run(run_id).graph_name = graph_name
+        return [_event("lifecycle", [], self._lifecycle("running", graph_name))]
 
     def run_ended(self, run_id: str, status: str | None) -> list[dict[str, Any]]:
         """The root `lifecycle` event of a run's end, from its stored status."""
         run = self._runs.pop(run_id, None) or _RunState()
         if status == "success":
-            return [_event("lifecycle", [], {"event": "completed"})]
-        if status == "interrupted" and run.interrupts:
-            return [_event("lifecycle", [], {"event": "interrupted"})]
-        error = run.error or ("the run was cancelled" if status == "interrupted" else "run failed")
-        return [_event("lifecycle", [], {"event": "failed", "error": error})]
+            data = self._lifecycle("completed", run.graph_name)
+        elif status == "interrupted" and run.interrupts:
+            data = self._lifecycle("interrupted", run.graph_name)
+        else:
+            error = run.error or (
+                "the run was cancelled" if status == "interrupted" else "run failed"
+            )
+            data = {**self._lifecycle("failed", run.graph_name), "error": error}
+        return [_event("lifecycle", [], data)]
+
+    @staticmethod
+    def _lifecycle(phase: str, graph_name: str | None) -> dict[str, Any]:
+        return {"event": phase, "graph_name": graph_name} if graph_name else {"event": phase}
 
     @staticmethod
     def _enter(run: _RunState, namespace: list[str]) -> list[dict[str, Any]]:
@@ -194,18 +220,27 @@ class ProtocolTranslator:
             return []
         events = []
         for node, values in payload.items():
-            if node != "__interrupt__":
+            if node == "__interrupt__":
+                events += ProtocolTranslator._interrupts(run, namespace, values)
+            else:
                 events.append(_event("updates", namespace, {"node": node, "values": values}))
+        return events
+
+    @staticmethod
+    def _interrupts(run: _RunState, namespace: list[str], interrupts: Any) -> list[dict[str, Any]]:
+        """One `input.requested` per interrupt not requested yet."""
+        events = []
+        for interrupt in interrupts if isinstance(interrupts, list) else []:
+            if not isinstance(interrupt, dict):
                 continue
-            for interrupt in values or []:
-                interrupt_id = str(interrupt.get("id"))
-                if interrupt_id in run.interrupts:
-                    continue
-                run.interrupts.add(interrupt_id)
-                value = interrupt.get("value")
-                # `payload` is the protocol's name; the SDK (0.4.14) reads `value`.
-                data = {"interrupt_id": interrupt_id, "payload": value, "value": value}
-                events.append(_event("input.requested", namespace, data))
+            interrupt_id = str(interrupt.get("id"))
+            if interrupt_id in run.interrupts:
+                continue
+            run.interrupts.add(interrupt_id)
+            value = interrupt.get("value")
+            # `payload` is the protocol's name; the SDK (0.4.14) reads `value`.
+            data = {"interrupt_id": interrupt_id, "payload": value, "value": value}
+            events.append(_event("input.requested", namespace, data))
         return events
 
     @staticmethod
@@ -213,14 +248,14 @@ class ProtocolTranslator:
         if not isinstance(payload, list) or len(payload) != 2:
             return []
         message, metadata = payload
-        # A chunk is LangGraph's v1 `messages` mode, of a run not started by the protocol:
-        # its tokens are not protocol events, and that run's `values` carry its messages.
-        if not isinstance(message, dict) or message.get("type") == "AIMessageChunk":
+        # Only a chat model's content-block events are protocol messages (as langgraph-api
+        # forwards them). A whole message (a node's output, a model that did not stream)
+        # and a v1 chunk (a run not started by the protocol) are not: they are in `values`
+        # and `updates`, and one here would be a message stream without its tokens.
+        if not isinstance(message, dict) or not isinstance(message.get("event"), str):
             return []
-        # A message that was not streamed is replayed as its lifecycle.
-        parts = _whole_message(message) if "event" not in message else [dict(message)]
-        start = parts[0]
-        if start.get("event") == "message-start":
-            start.setdefault("id", start.get("message_id") or "")
-            start["metadata"] = {**_scalar_metadata(metadata), **(start.get("metadata") or {})}
-        return [_event("messages", namespace, part) for part in parts]
+        part = dict(message)
+        if part["event"] == "message-start":
+            part.setdefault("id", part.get("message_id") or "")
+            part["metadata"] = {**_scalar_metadata(metadata), **(part.get("metadata") or {})}
+        return [_event("messages", namespace, part)]

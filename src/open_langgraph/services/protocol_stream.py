@@ -115,8 +115,9 @@ def _channel(event: dict[str, Any]) -> str | None:
     if method == "input.requested":
         return "input"
     if method == "custom":
-        name = event["params"]["data"].get("name")
-        return f"custom:{name}" if name else "custom"
+        data = event["params"]["data"]
+        name = data.get("name") if isinstance(data, dict) else None
+        return f"custom:{name}" if isinstance(name, str) and name else "custom"
     return method
 
 
@@ -128,6 +129,14 @@ def _prefix_of(prefix: tuple[str, ...], namespace: list[str]) -> bool:
         want == got or (":" not in want and got.partition(":")[0] == want)
         for want, got in zip(prefix, namespace, strict=False)
     )
+
+
+def _graph_id(run: dict[str, Any] | None) -> str | None:
+    """The graph a stored run runs (its config names it), for its `lifecycle` events."""
+    kwargs = (run or {}).get("kwargs") or {}
+    configurable = (kwargs.get("config") or {}).get("configurable") or {}
+    graph_id = configurable.get("graph_id")
+    return graph_id if isinstance(graph_id, str) else None
 
 
 def parse_since(value: Any) -> int | None:
@@ -265,6 +274,10 @@ class ProtocolStreams:
                     run = await self._storage.get_run(event.run_id)
                     produced = translator.run_ended(event.run_id, run and run["status"])
                     position = _RUN_END
+                elif event.event == "metadata":
+                    run = await self._storage.get_run(event.run_id)
+                    produced = translator.run_started(event.run_id, _graph_id(run))
+                    position = event.seq + 1
                 else:
                     produced = translator.translate(event.run_id, event.event, event.data)
                     position = event.seq + 1
