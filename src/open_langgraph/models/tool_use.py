@@ -34,8 +34,8 @@ ANSWER_FROM_EARLIER_RESULT = (
 
 
 NEVER_RAN = (
-    "This tool call was not run: the run stopped before it did (a person ended the review, or "
-    "the run was cancelled). Do not assume it ran."
+    "This tool call never ran: the run stopped first (a person ended the review, or the run "
+    "was cancelled). Do not assume it ran."
 )
 
 
