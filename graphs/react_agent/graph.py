@@ -23,7 +23,7 @@ from graphs.react_agent.prompts import render_system_prompt
 from graphs.react_agent.state import InputState, State
 from graphs.react_agent.tools import TOOLS
 from open_langgraph.models import load_chat_model
-from open_langgraph.models.tool_use import decide_turn
+from open_langgraph.models.tool_use import answer_unanswered_calls, decide_turn
 
 OUT_OF_STEPS_ANSWER = (
     "Sorry, I could not find an answer to your question in the specified number of steps."
@@ -51,7 +51,8 @@ def make_call_model(tools: Sequence[BaseTool], *, steps_per_tool_round: int = 2)
         settings = Context.resolve(runtime.context, config)
         model = load_chat_model(settings.model)
         system = SystemMessage(content=render_system_prompt(settings.system_prompt))
-        response = await decide_turn(model, [system, *state["messages"]], tools, config)
+        messages = answer_unanswered_calls(state["messages"])
+        response = await decide_turn(model, [system, *messages], tools, config)
         if response.tool_calls and out_of_steps(state, steps_per_tool_round):
             return {"messages": [AIMessage(content=OUT_OF_STEPS_ANSWER, id=response.id)]}
         return {"messages": [response]}

@@ -1,4 +1,5 @@
-"""The ReAct agent with a person in the loop: every tool call waits for approve / edit / reject."""
+"""The ReAct agent with a person in the loop: every tool call waits for approve, edit, reject or
+respond, in the request format of LangChain v1's `HumanInTheLoopMiddleware`."""
 
 from graphs.react_agent_hitl.graph import graph
 

@@ -4,15 +4,18 @@
                                                         \\-> call_model (all rejected)
 
 Approved and edited calls go to the tools node through `Send`, one per call, so rejected calls
-never run. The model's message is rewritten with the edited arguments (same id, so
-`add_messages` replaces it): the conversation shows the calls that actually ran.
+and calls a person answered (`respond`) never run. The model's message is rewritten with the
+edited arguments (same id, so `add_messages` replaces it): the conversation shows the calls that
+actually ran. A review ended from outside (`update_state(None, as_node="__end__")`, or a run
+whose command is `goto: "__end__"`) leaves the thread idle with the calls unanswered; the next
+model turn is told they never ran (`make_call_model`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Command, Send, interrupt
@@ -43,15 +46,11 @@ def human_review(state: State) -> Command[Any]:
             error = str(exc)
 
     to_run = [d.call for d in decisions if d.call is not None]
-    rejections = [
-        ToolMessage(content=d.message, tool_call_id=call["id"], name=call["name"], status="error")
-        for d, call in zip(decisions, calls, strict=True)
-        if d.call is None
-    ]
+    answers = [d.answer for d in decisions if d.answer is not None]
     reviewed = message.model_copy(
         update={"tool_calls": [d.call or call for d, call in zip(decisions, calls, strict=True)]}
     )
-    update = {"messages": [reviewed, *rejections]}
+    update = {"messages": [reviewed, *answers]}
     if not to_run:
         return Command(goto="call_model", update=update)
     sends = [

@@ -1,9 +1,13 @@
 """`olg run GRAPH "input"`: run a served graph from a terminal.
 
-Streams the run's progress from a server through `langgraph_sdk`, answers each interrupt with
-a line typed on stdin (clarifying questions, plan approval, any other `interrupt()` payload),
-resumes with `Command(resume=line)`, and prints the report when the run ends. Works with any
-graph: the input is sent as a human message unless `--input-json` gives the whole input.
+Streams the run's progress from a server through `langgraph_sdk`, asks each interrupt's
+question on stdin, resumes with the answer, and prints the report when the run ends. A tool
+review in LangChain v1's `HumanInTheLoopMiddleware` format (react_agent_hitl, any `create_agent`
+graph with that middleware, in either mode) is answered in plain words, call by call
+(`run_review.py`); any other interrupt (clarifying questions, plan approval, any `interrupt()`
+payload) with one typed line, sent as JSON when it is a JSON object and as text otherwise.
+Works with any graph: the input is sent as a human message unless `--input-json` gives the whole
+input.
 
 Exit codes: 0 the run finished, 1 it failed, 2 bad arguments or no server, 3 stdin ended while
 the run waited for an answer (the thread stays interrupted and can be resumed later), 130
@@ -21,6 +25,14 @@ from typing import Any, TextIO
 
 import httpx
 
+from open_langgraph.run_review import (
+    InputEnded,
+    ReadLine,
+    ReviewEnded,
+    ask_decisions,
+    review_actions,
+)
+
 DEFAULT_URL = "http://127.0.0.1:8123"
 STREAM_MODES = ["updates"]
 EXIT_FAILED = 1
@@ -37,6 +49,10 @@ class Console:
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
+
+    def ask(self, text: str) -> None:
+        """A question the answer is typed after, on the same line."""
+        print(text, end="", file=self.out, flush=True)
 
     def warn(self, text: str) -> None:
         print(f"olg run: {text}", file=self.err, flush=True)
@@ -117,6 +133,63 @@ def parse_answer(line: str) -> Any:
     return text
 
 
+async def answer_interrupts(
+    interrupts: list[dict[str, Any]], console: Console, read_line: ReadLine
+) -> dict[str, Any]:
+    """The command that answers a run's pending interrupts, asked of the person.
+
+    Per-call tool approvals are reviewed together and answered by interrupt id; a batched
+    review gets `{"decisions": [...]}`; any other interrupt a typed line. Several interrupts
+    are answered by id; `end` in a review ends it (`goto: "__end__"`).
+
+    Raises:
+        InputEnded: stdin ended before every interrupt had its answer.
+    """
+    if any(not isinstance(i, dict) or not i.get("id") for i in interrupts):
+        interrupts = interrupts[:1]  # without ids only one interrupt can be answered
+    approvals = [i for i in interrupts if _is_tool_approval(i)]
+    answers: dict[str, Any] = {}
+    try:
+        if approvals:
+            actions = [a for i in approvals for a in review_actions(i) or []]
+            decisions = await ask_decisions(actions, console, read_line)
+            answers.update({i["id"]: d for i, d in zip(approvals, decisions, strict=True)})
+        for interrupt in interrupts:
+            if _is_tool_approval(interrupt):
+                continue
+            actions = review_actions(interrupt)
+            if actions is not None:
+                error = interrupt["value"].get("error")
+                decisions = await ask_decisions(actions, console, read_line, error)
+                answer: Any = {"decisions": decisions}
+            else:
+                answer = await _typed_answer(interrupt, console, read_line)
+            answers[interrupt.get("id") or ""] = answer
+    except ReviewEnded:
+        return {"goto": "__end__"}
+    if len(interrupts) == 1 and not approvals:
+        return {"resume": next(iter(answers.values()))}
+    return {"resume": answers}
+
+
+def _is_tool_approval(interrupt: Any) -> bool:
+    value = interrupt.get("value") if isinstance(interrupt, dict) else None
+    return isinstance(value, dict) and value.get("type") == "tool_approval"
+
+
+async def _typed_answer(interrupt: Any, console: Console, read_line: ReadLine) -> Any:
+    """An interrupt that is no tool review: its question, and the line typed after it."""
+    value = interrupt.get("value") if isinstance(interrupt, dict) else None
+    console.say()
+    for line in describe_interrupt(value):
+        console.say(line)
+    console.say("> ")
+    line = await read_line()
+    if not line:
+        raise InputEnded
+    return parse_answer(line)
+
+
 def describe_result(values: dict[str, Any]) -> list[str]:
     """The report: the graph's own report fields when it has them, else its last reply."""
     lines = []
@@ -129,6 +202,9 @@ def describe_result(values: dict[str, Any]) -> list[str]:
         last = messages[-1] if messages else None
         if isinstance(last, dict) and last.get("content"):
             lines.append(str(last["content"]))
+        elif isinstance(last, dict) and last.get("tool_calls"):
+            names = ", ".join(str(c.get("name")) for c in last["tool_calls"])
+            lines.append(f"No reply: the agent stopped before its tool calls ran ({names}).")
         else:
             lines.append(json.dumps(values, ensure_ascii=False, default=str)[:2000])
     return lines
@@ -161,25 +237,23 @@ async def run_graph(args: argparse.Namespace, console: Console, stdin: TextIO = 
                     continue
                 for node, update in part.data.items():
                     if node == "__interrupt__":
-                        interrupts.extend(update or [])
+                        interrupts += [i for i in update or [] if i not in interrupts]
                     else:
                         for line in describe_update(node, update):
                             console.say(line)
             if not interrupts:
                 break
-            value = interrupts[0].get("value") if isinstance(interrupts[0], dict) else None
-            console.say()
-            for line in describe_interrupt(value):
-                console.say(line)
-            console.say("> ")
-            line = await asyncio.to_thread(stdin.readline)
-            if not line:
+            try:
+                command = await answer_interrupts(
+                    interrupts, console, lambda: asyncio.to_thread(stdin.readline)
+                )
+            except InputEnded:
                 console.warn(
                     f"no answer (end of input); thread {thread_id} stays interrupted and can be "
                     "resumed later"
                 )
                 return EXIT_NO_ANSWER
-            request = {"input": None, "command": {"resume": parse_answer(line)}}
+            request = {"input": None, "command": command}
         state = await client.threads.get_state(thread_id)
         console.say()
         for line in describe_result(state.get("values") or {}):

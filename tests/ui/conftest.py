@@ -23,6 +23,10 @@ UI_GRAPHS = {
     "echo_agent": str(PROJECT / "graphs" / "echo_agent" / "graph.py") + ":graph",
     "react_agent": "tests.ui.scripted_agents:react_agent",
     "react_agent_hitl": "tests.ui.scripted_agents:react_agent_hitl",
+    # `create_agent` + `HumanInTheLoopMiddleware` in its two modes, as LangChain v1 users build
+    # an agent that waits for a person.
+    "hitl_batched": "tests.ui.scripted_agents:hitl_batched",
+    "hitl_per_call": "tests.ui.scripted_agents:hitl_per_call",
     # The real web agent on the scripted shopper: its clarify and plan-approval interrupts are
     # the graph's own, so the forms are tested against the shapes it really sends.
     "web_agent": "tests.agents.web_agent.served_graph:graph",

@@ -1,6 +1,6 @@
-"""Interrupts as forms: react_agent_hitl's tool review approved, edited and rejected in the page,
-the chat plus approval done with the keyboard alone, and web_agent's clarify question, plan
-approval and quit confirmation answered in the page."""
+"""Interrupts as forms: react_agent_hitl's tool review approved, edited, rejected, answered
+(respond) and ended in the page, the chat plus approval done with the keyboard alone, and
+web_agent's clarify question, plan approval and quit confirmation answered in the page."""
 
 from __future__ import annotations
 
@@ -63,10 +63,46 @@ def test_rejecting_a_tool_call_tells_the_model_and_never_runs_it(
     form.get_by_role("button", name="Submit decision").click()
     log = page.get_by_role("log", name="Conversation")
     expect(log.locator(".msg.ai .text").last).to_have_text(
-        "The tool call failed: No arithmetic today."
+        "The calculator call failed: A person rejected the call to `calculator`: "
+        "No arithmetic today."
     )
     expect(page.get_by_role("status")).to_have_text(DONE)
     assert "42" not in log.inner_text()
+
+
+def test_responding_answers_for_the_tool(page: Page, served: ServerProcess) -> None:
+    open_chat(page, served, "react_agent_hitl")
+    send(page, "calculate 6 * 7")
+    form = _review(page)
+    form.get_by_label("Your response").fill("about forty")
+    expect(form.get_by_role("radio", name="Respond")).to_be_checked()
+    form.get_by_role("button", name="Submit decision").click()
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.locator(".msg.ai .text").last).to_have_text(
+        "The calculator says about forty. That is the answer."
+    )
+    expect(page.get_by_role("status")).to_have_text(DONE)
+
+
+def test_ending_the_review_then_asking_again(page: Page, served: ServerProcess) -> None:
+    open_chat(page, served, "react_agent_hitl")
+    send(page, "calculate 6 * 7")
+    form = _review(page)
+    form.get_by_role("button", name="End the review").click()
+    expect(page.get_by_role("status")).to_have_text(DONE)
+    expect(form).to_have_count(0)
+    thread_id = page.get_by_label("Thread").input_value()
+    assert httpx.get(f"{served.url}/threads/{thread_id}").json()["status"] == "idle"
+    # The next turn goes on: the model is told the ended call never ran.
+    send(page, "calculate 1 + 1")
+    _review(page).get_by_role("button", name="Submit decision").click()
+    log = page.get_by_role("log", name="Conversation")
+    expect(log.locator(".msg.ai .text").last).to_have_text(
+        "The calculator says 2. That is the answer."
+    )
+    values = httpx.get(f"{served.url}/threads/{thread_id}/state").json()["values"]
+    results = [m["content"] for m in values["messages"] if m["type"] == "tool"]
+    assert results == ["2"]
 
 
 def test_chat_and_approval_by_keyboard_alone(page: Page, served: ServerProcess) -> None:

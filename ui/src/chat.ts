@@ -5,7 +5,7 @@
 import type { Assistant, Thread } from "@langchain/langgraph-sdk";
 import { call, client, errorText } from "./api";
 import { announce, errorBox, field, h, replace } from "./dom";
-import { type Interrupt, interruptForm, pendingInterrupts } from "./interrupts";
+import { type Interrupt, interruptForms, pendingInterrupts } from "./interrupts";
 import { fillMessage, type Message, renderMessage } from "./messages";
 
 const STREAM_MODES = ["messages-tuple", "values", "updates"] as const;
@@ -188,12 +188,11 @@ export class ChatView {
   private showInterrupts(interrupts: Interrupt[]): void {
     replace(
       this.interruptBox,
-      interrupts.map((it) =>
-        interruptForm(it, (value) => {
-          const resume = interrupts.length > 1 && it.id ? { [it.id]: value } : value;
-          void this.run({ command: { resume } });
-        }),
-      ),
+      interruptForms(interrupts, {
+        resume: (resume) => void this.run({ command: { resume } }),
+        // What Agent Chat UI's "Mark as Resolved" sends: the server ends the pending tasks.
+        end: () => void this.run({ command: { goto: "__end__" } }),
+      }),
     );
     if (interrupts.length) {
       announce("The run is waiting for your answer");

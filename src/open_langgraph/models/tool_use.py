@@ -33,6 +33,30 @@ ANSWER_FROM_EARLIER_RESULT = (
 )
 
 
+NEVER_RAN = (
+    "This tool call never ran: the run stopped first (a person ended the review, or the run "
+    "was cancelled). Do not assume it ran."
+)
+
+
+def answer_unanswered_calls(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """`messages` with a `NEVER_RAN` error result right after each tool call that has none.
+
+    Only the model's view changes; the thread keeps what really happened.
+    """
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    shown: list[BaseMessage] = []
+    for message in messages:
+        shown.append(message)
+        if isinstance(message, AIMessage):
+            shown += [
+                ToolMessage(NEVER_RAN, tool_call_id=c["id"], name=c["name"], status="error")
+                for c in message.tool_calls
+                if c["id"] and c["id"] not in answered
+            ]
+    return shown
+
+
 def current_turn(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     """The messages after the last human message: what the agent did for this question."""
     for index in range(len(messages) - 1, -1, -1):

@@ -1,6 +1,7 @@
 """The shared tool-use guards (`open_langgraph.models.tool_use`) as the ReAct agent lives them,
 with a scripted model: a repeated call is not run again, an answer that tells the user to use a
-tool is replaced by a call, and the prompt prefix stays the same when only the time changes."""
+tool is replaced by a call, a call left without a result is shown to the model as never run,
+and the prompt prefix stays the same when only the time changes."""
 
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
 
 import graphs.react_agent.tools as react_tools
 from graphs.react_agent import graph
 from graphs.react_agent.prompts import SYSTEM_PROMPT, render_system_prompt
-from open_langgraph.models.tool_use import ANSWER_FROM_EARLIER_RESULT, names_a_tool
+from open_langgraph.models.tool_use import (
+    ANSWER_FROM_EARLIER_RESULT,
+    NEVER_RAN,
+    answer_unanswered_calls,
+    names_a_tool,
+)
 
 from .conftest import ModelScript, tool_call
 
@@ -152,3 +158,18 @@ async def test_two_model_calls_minutes_apart_see_the_same_prefix(
     first, second = model.seen
     assert isinstance(first[0], SystemMessage)
     assert second[: len(first)] == first
+
+
+def test_a_call_without_a_result_is_shown_to_the_model_as_never_run() -> None:
+    calls = [ToolCall(name="search", args={"query": q}, id=q, type="tool_call") for q in "ab"]
+    ran = ToolMessage("found", tool_call_id="a", name="search")
+    thread = [HumanMessage("q"), AIMessage("", tool_calls=calls), ran, HumanMessage("again")]
+
+    shown = answer_unanswered_calls(thread)
+    # Right after the call's message, where providers want the results; the others untouched.
+    assert shown[:2] == thread[:2] and shown[3:] == thread[2:]
+    never = shown[2]
+    assert isinstance(never, ToolMessage)
+    assert (never.tool_call_id, never.content, never.status) == ("b", NEVER_RAN, "error")
+    assert answer_unanswered_calls(shown) == shown
+    assert len(thread) == 4  # the thread itself is not changed

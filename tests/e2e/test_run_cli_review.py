@@ -1,0 +1,137 @@
+"""`olg run` answering tool reviews in plain words, typed on its stdin as a person would, against
+a live `olg serve` of `create_agent` graphs gated by `HumanInTheLoopMiddleware` in both modes
+and of react_agent_hitl, all on the scripted model of tests/ui/scripted_agents.py (the
+calculator allows every decision, `delete_file` only approve and reject)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.fixtures.server import ServerProcess, write_config
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+GRAPHS = {
+    "react_agent_hitl": "tests.ui.scripted_agents:react_agent_hitl",
+    "hitl_batched": "tests.ui.scripted_agents:hitl_batched",
+    "hitl_per_call": "tests.ui.scripted_agents:hitl_per_call",
+}
+MODES = pytest.mark.parametrize("agent", ["hitl_batched", "hitl_per_call"])
+BOTH_CALLS = "calculate 6 * 7 and delete notes.txt"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    directory = tmp_path_factory.mktemp("run-cli-review")
+    process = ServerProcess(
+        write_config(directory, graphs=GRAPHS),
+        directory / "olg.db",
+        directory / "server.log",
+        env={"OLG_SEARCH_DOCS": "", "TAVILY_API_KEY": ""},
+    )
+    process.start()
+    yield process
+    process.close()
+
+
+def olg_run(
+    served: ServerProcess, agent: str, request: str, typed: str
+) -> subprocess.CompletedProcess:
+    """`olg run AGENT REQUEST` with `typed` as everything the person types."""
+    return subprocess.run(
+        [sys.executable, "-m", "open_langgraph.cli", "run", agent, request, "--url", served.url],
+        input=typed,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def final_answer(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, done.stderr
+    return done.stdout.rstrip("\n").rsplit("\n", 1)[-1]
+
+
+@MODES
+def test_each_call_is_asked_with_only_its_decisions(served: ServerProcess, agent: str) -> None:
+    done = olg_run(served, agent, BOTH_CALLS, 'edit {"expression": "6 * 8"}\nno\nkeep it\n')
+    out = done.stdout
+    assert "The agent wants to run 2 tool calls and waits for your review." in out
+    calculator = out.index("Tool call 1 of 2: calculator")
+    deleting = out.index("Tool call 2 of 2: delete_file")
+    assert calculator < deleting
+    assert '  arguments: {"expression": "6 * 7"}' in out[calculator:deleting]
+    for word in ("approve", "edit", "reject", "respond"):
+        assert f"\n  {word}: " in out[calculator:deleting]
+    asked = out[deleting:]
+    assert "  Tool execution requires approval\n" in asked
+    assert "\n  approve: run it as it is\n" in asked and "\n  reject: " in asked
+    assert "\n  edit: " not in asked and "\n  respond: " not in asked
+    assert "Your decision (approve or reject; or end to stop the review)? " in asked
+    assert final_answer(done) == (
+        "The calculator says 48. The delete_file call failed: "
+        "User rejected the tool call for `delete_file` with reason: keep it"
+    )
+
+
+@MODES
+def test_a_response_stands_for_the_tool(served: ServerProcess, agent: str) -> None:
+    done = olg_run(served, agent, BOTH_CALLS, "respond forty-two\napprove\n")
+    assert final_answer(done) == (
+        "The calculator says forty-two. The delete_file says deleted notes.txt. That is the answer."
+    )
+
+
+@MODES
+def test_a_decision_the_call_does_not_allow_is_asked_again(
+    served: ServerProcess, agent: str
+) -> None:
+    # Edit for delete_file, then a rejection with no reason (Enter).
+    done = olg_run(served, agent, BOTH_CALLS, "yes\nedit\nreject\n\n")
+    assert "Please type approve or reject (or end)." in done.stdout
+    assert "Why (the agent reads it; Enter for no reason)? " in done.stdout
+    assert final_answer(done).startswith(
+        "The calculator says 42. The delete_file call failed: "
+        "User rejected the tool call for `delete_file` with id call_"
+    )
+
+
+@MODES
+def test_end_stops_the_review_with_nothing_run(served: ServerProcess, agent: str) -> None:
+    done = olg_run(served, agent, BOTH_CALLS, "end\n")
+    assert final_answer(done) == (
+        "No reply: the agent stopped before its tool calls ran (calculator, delete_file)."
+    )
+    # The thread `olg run` made: this graph's last one.
+    search = {"metadata": {"graph_id": agent}, "sort_by": "created_at", "sort_order": "desc"}
+    thread = httpx.post(f"{served.url}/threads/search", json=search).json()[0]
+    assert thread["values"]["messages"][0]["content"] == BOTH_CALLS
+    assert thread["status"] == "idle"
+    assert [m["type"] for m in thread["values"]["messages"]] == ["human", "ai"]
+
+
+def test_react_agent_hitl_asks_again_for_an_empty_response(served: ServerProcess) -> None:
+    done = olg_run(served, "react_agent_hitl", "calculate 6 * 7", "respond\n\nbad\nrespond 41\n")
+    out = done.stdout
+    assert "Your answer, which the agent gets as the tool's result? " in out
+    assert "An empty answer cannot stand for the tool's result." in out
+    assert "Please type approve, edit, reject or respond (or end)." in out
+    assert final_answer(done) == "The calculator says 41. That is the answer."
+
+
+def test_edited_arguments_must_be_a_json_object(served: ServerProcess) -> None:
+    typed = 'edit expression=6*8\nedit ["6 * 8"]\nedit {"expression": "6 * 8"}\n'
+    done = olg_run(served, "react_agent_hitl", "calculate 6 * 7", typed)
+    assert "Those arguments are not JSON (Expecting value); nothing was sent." in done.stdout
+    assert 'The arguments must be a JSON object, like {"name": "value"}.' in done.stdout
+    assert final_answer(done) == "The calculator says 48. That is the answer."
+
+
+def test_input_ending_mid_review_leaves_the_thread_waiting(served: ServerProcess) -> None:
+    done = olg_run(served, "hitl_batched", BOTH_CALLS, "approve\n")
+    assert done.returncode == 3
+    assert "stays interrupted and can be resumed later" in done.stderr
