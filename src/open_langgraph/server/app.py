@@ -243,7 +243,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 protocol_streams=ProtocolStreams(storage, thread_streams),
             )
             app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
-            await stack.enter_async_context(app.state.mcp.running())
             await dispatcher.recover()
             sweeper.start()
             event_sweeper.start()
