@@ -238,7 +238,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 thread_streams=thread_streams,
                 a2a=A2AService(assistant_service, thread_service, run_service),
                 crons=cron_service,
-                store=StoreService(storage.store, authorizer),
+                store=StoreService(storage.store, authorizer, settings.store.index_off),
                 protocol_commands=ProtocolCommands(run_service, thread_service),
                 protocol_streams=ProtocolStreams(storage, thread_streams),
             )
