@@ -70,7 +70,10 @@ MODULE_EXTRAS = {
     "psycopg_pool": "postgres",
     "redis": "postgres",
     "langfuse": "observability",
+    "langchain": "agents",
 }
+#: In a graph, the WebShop packages are the bundled agents' (`agents` includes `webshop`).
+_GRAPH_EXTRAS = {"webshop": "agents"}
 
 
 def install_hint(extra: str) -> str:
@@ -80,9 +83,11 @@ def install_hint(extra: str) -> str:
     return f"install it with `{here}`" + ("" if here == pypi else f" (from PyPI: `{pypi}`)")
 
 
-def extra_for(module: str | None) -> str | None:
-    """The extra that installs `module` (a dotted name; its top level decides), if one does."""
-    return MODULE_EXTRAS.get((module or "").split(".")[0])
+def extra_for(module: str | None, *, in_graph: bool = False) -> str | None:
+    """The extra that installs `module` (a dotted name; its top level decides), if one does;
+    `in_graph` when a graph needs it, which makes it the bundled agents' extra."""
+    extra = MODULE_EXTRAS.get((module or "").split(".")[0])
+    return _GRAPH_EXTRAS.get(extra, extra) if in_graph and extra else extra
 
 
 @dataclass(frozen=True, slots=True)

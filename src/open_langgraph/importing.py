@@ -45,12 +45,12 @@ def _owning_project(top: str) -> LocalProject | None:
 def missing_module_hint(module: str) -> str:
     """What installs `module` into the Python running olg, in one clause."""
     top = module.split(".")[0]
-    if (extra := extra_for(top)) is not None:
-        return install_hint(extra)
     pip = f"{_python()} -m pip install"
     for project in local_projects():
         if (requirement := project.requirement_for(top)) is not None:
             return f"{project.root} requires it: install it with `{pip} '{requirement}'`"
+    if (extra := extra_for(top, in_graph=True)) is not None:
+        return install_hint(extra)
     if (project := _owning_project(top)) is not None:
         return (
             f"it is in {project.root} but not among the packages its build configuration "

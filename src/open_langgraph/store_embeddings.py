@@ -99,7 +99,12 @@ def _local(config_path: Path, index: StoreIndexConfig, name: str) -> Embeddings:
 
 
 def _provider(config_path: Path, spec: str) -> Embeddings:
-    from langchain.embeddings import init_embeddings
+    try:
+        from langchain.embeddings import init_embeddings
+    except ImportError as exc:  # not a dependency of the server, as on the Platform
+        raise ConfigError(
+            config_path, _KEY, f"{spec!r} needs the langchain package: pip install langchain"
+        ) from exc
 
     try:
         return init_embeddings(spec)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from open_langgraph.importing import missing_module_hint
 from open_langgraph.local_packages import read_project
 
 TEMPLATE = Path(__file__).parent.parent / "fixtures" / "projects" / "src_layout"
@@ -119,3 +120,12 @@ def test_graphs_named_by_module_import_from_the_mapped_directory(tmp_path: Path)
     ids, location = done.stdout.strip().splitlines()
     assert ids == "['plain', 'templated']"
     assert Path(location) == (TEMPLATE / "src" / "react_agent" / "__init__.py").resolve()
+
+
+def test_a_missing_module_of_an_extra_names_the_extra() -> None:
+    """The bundled graphs' packages: the extra that installs them, both ways."""
+    hint = missing_module_hint("bm25s.tokenization")
+    assert "`.venv/bin/pip install -e '.[agents]'`" in hint
+    assert "`pip install 'open-langgraph[agents]'`" in hint
+    assert "'.[local-models]'" in missing_module_hint("xllamacpp")
+    assert "-m pip install <package>`" in missing_module_hint("no_such_module_anywhere")
