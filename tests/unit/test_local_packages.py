@@ -125,7 +125,7 @@ def test_graphs_named_by_module_import_from_the_mapped_directory(tmp_path: Path)
 def test_a_missing_module_of_an_extra_names_the_extra() -> None:
     """The bundled graphs' packages: the extra that installs them, both ways."""
     hint = missing_module_hint("bm25s.tokenization")
-    assert "`.venv/bin/pip install -e '.[agents]'`" in hint
-    assert "`pip install 'open-langgraph[agents]'`" in hint
-    assert "'.[local-models]'" in missing_module_hint("xllamacpp")
+    assert f"`{sys.executable} -m pip install -e '{Path(__file__).parents[2]}[agents]'`" in hint
+    assert "(from PyPI: `pip install 'open-langgraph[agents]'`)" in hint
+    assert "[local-models]'" in missing_module_hint("xllamacpp")
     assert "-m pip install <package>`" in missing_module_hint("no_such_module_anywhere")

