@@ -78,11 +78,11 @@ class McpEndpoint:
         """The HTTP answer to one POSTed MCP message (a request, a notification or a response
         to the server, which sends none and so ignores it)."""
         if not _accepts_json(request):
-            message = "Not Acceptable: the client must accept application/json"
-            return _refusal(406, McpError(INVALID_REQUEST, message))
+            reason = "Not Acceptable: the client must accept application/json"
+            return _refusal(406, McpError(INVALID_REQUEST, reason))
         if not _is_json(request):
-            message = "Unsupported Media Type: the body must be application/json"
-            return _refusal(415, McpError(INVALID_REQUEST, message))
+            reason = "Unsupported Media Type: the body must be application/json"
+            return _refusal(415, McpError(INVALID_REQUEST, reason))
         try:
             message = orjson.loads(await request.body())
         except orjson.JSONDecodeError as exc:
@@ -91,9 +91,12 @@ class McpEndpoint:
             return _refusal(
                 400, McpError(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
             )
+        request_id = message.get("id")
+        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+            request_id = None
         version = request.headers.get(VERSION_HEADER)
         if version is not None and version not in (*HANDSHAKE_VERSIONS, *PER_REQUEST_VERSIONS):
-            return _refusal(400, unsupported_version(version), message.get("id"))
+            return _refusal(400, unsupported_version(version), request_id)
         method = message.get("method")
         if not isinstance(method, str):
             if "id" in message and ("result" in message or "error" in message):
@@ -101,10 +104,9 @@ class McpEndpoint:
             return _refusal(400, McpError(INVALID_REQUEST, "Invalid Request: no method"))
         if "id" not in message:
             return Response(status_code=202)  # a notification: nothing to answer or keep
-        request_id = message["id"]
-        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
-            message = "Invalid Request: id must be a string or an integer"
-            return _refusal(400, McpError(INVALID_REQUEST, message))
+        if request_id is None:
+            reason = "Invalid Request: id must be a string or an integer"
+            return _refusal(400, McpError(INVALID_REQUEST, reason))
         per_request = version in PER_REQUEST_VERSIONS
         try:
             params = message.get("params")
