@@ -41,11 +41,11 @@ def mcp_auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
 
 @contextlib.asynccontextmanager
 async def mcp_session(
-    server: ServerProcess, headers: dict[str, str] | None = None
+    server: ServerProcess, headers: dict[str, str] | None = None, timeout: float = TIMEOUT
 ) -> AsyncIterator[ClientSession]:
     """An initialized MCP session (the initialize handshake, as most MCP clients connect)."""
     async with (
-        httpx2.AsyncClient(headers=headers or {}, timeout=TIMEOUT) as http,
+        httpx2.AsyncClient(headers=headers or {}, timeout=timeout) as http,
         streamable_http_client(f"{server.url}/mcp/", http_client=http) as (read, write),
         ClientSession(read, write) as session,
     ):
@@ -234,7 +234,8 @@ async def test_react_agent_answers_as_a_tool(mcp_server: ServerProcess):
     finally:
         await client.http.client.aclose()
     question = "What is 2 + 3?"
-    async with mcp_session(mcp_server) as session:
+    # A real model call: generous, as other processes may share the 2 cores with it.
+    async with mcp_session(mcp_server, timeout=180) as session:
         assert "bounded_react" in {tool.name for tool in (await session.list_tools()).tools}
         answered = await session.call_tool(
             "bounded_react", {"messages": [{"role": "user", "content": question}]}
