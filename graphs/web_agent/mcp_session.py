@@ -15,12 +15,17 @@ same task, while LangGraph may run consecutive nodes in different tasks. So each
 owned by a task of its own, which opens the transport, serves calls, and closes everything when
 asked to, or when the session has been idle for `idle_timeout` seconds (the backstop for a run
 cancelled between two nodes, when no node code can react).
+
+The `mcp` client package is the `web-agent` extra's and is imported only when a session starts,
+so the graph loads (and the server starts) without it; either major version works (1.x is what
+langchain-mcp-adapters pins, 2.x names `is_error` what 1.x calls `isError`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -28,10 +33,12 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from open_langgraph.extras import install_hint
+
+if TYPE_CHECKING:
+    from mcp import ClientSession, StdioServerParameters
 
 MCP_DIR = Path(__file__).parent / "mcp"
 MCP_CLI = MCP_DIR / "node_modules" / "@playwright" / "mcp" / "cli.js"
@@ -56,6 +63,10 @@ class BrowserOptions:
 
 def check_installed() -> None:
     """Raise a clear error naming what is missing, before any process is started."""
+    if importlib.util.find_spec("mcp") is None:
+        raise BrowserUnavailableError(
+            f"web_agent needs the `mcp` client package: {install_hint('web-agent')}"
+        )
     if shutil.which("node") is None:
         raise BrowserUnavailableError("web_agent needs Node.js (`node` on PATH)")
     if not MCP_CLI.is_file():
@@ -68,6 +79,8 @@ def check_installed() -> None:
 
 def server_parameters(options: BrowserOptions, config_file: Path) -> StdioServerParameters:
     """The command line of the MCP server, with the flags the module docstring explains."""
+    from mcp import StdioServerParameters
+
     args = [
         str(MCP_CLI),
         "--config",
@@ -129,6 +142,9 @@ class BrowserSession:
             ) from self._error
 
     async def _own(self) -> None:
+        from mcp import ClientSession
+        from mcp.client.stdio import stdio_client
+
         workdir = Path(tempfile.mkdtemp(prefix="olg-web-agent-"))
         try:
             params = server_parameters(self.options, write_config(workdir, self.options))
@@ -172,7 +188,10 @@ class BrowserSession:
         result = await self._session.call_tool(name, arguments)
         self._last_used = time.monotonic()
         text = "\n".join(part.text for part in result.content if getattr(part, "text", None))
-        return text, bool(result.is_error)
+        failed = getattr(result, "is_error", None)  # mcp 2.x
+        if failed is None:
+            failed = getattr(result, "isError", False)  # mcp 1.x
+        return text, bool(failed)
 
     async def close(self) -> None:
         """Close the session, the server process and its browser; safe to call twice."""

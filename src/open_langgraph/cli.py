@@ -154,6 +154,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from open_langgraph.auth.loading import load_auth
+    from open_langgraph.extras import warn_off
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.server.security import is_loopback_host
     from open_langgraph.storage.backend import (
@@ -170,7 +171,7 @@ def _serve(args: argparse.Namespace) -> int:
         graphs = GraphRegistry(config)  # puts `dependencies` on sys.path, which auth may need
         # A config asking for auth that cannot be loaded is refused, never served openly.
         auth = load_auth(config)
-        store = store_settings(config.path, config.store)
+        store = store_settings(config.path, config.store, sqlite=not args.database_url)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
@@ -223,6 +224,7 @@ def _serve(args: argparse.Namespace) -> int:
     from open_langgraph.observability.logs import configure_logging
 
     configure_logging(args.log_level, args.log_format)
+    warn_off([store.index_off])
     if auth is None and not is_loopback_host(args.host):
         logging.getLogger("open_langgraph").warning(
             "serving on %s without authentication: anyone who can reach this address can "
@@ -402,14 +404,8 @@ def _db(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.command == "serve":
-        return _serve(args)
-    if args.command == "db":
-        return _db(args)
-    if args.command == "worker":
-        return worker_main(args)
+def _extra_command(args: argparse.Namespace) -> int:
+    """`olg webshop`, `olg eval`, `olg replay`: commands whose packages come as extras."""
     if args.command == "webshop":
         from open_langgraph.envs.webshop.site import main as webshop_main
 
@@ -422,6 +418,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         from open_langgraph.evals.cli import replay_main
 
         return replay_main(args.replay_args)
+    return 1  # pragma: no cover - only called for the commands above
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "db":
+        return _db(args)
+    if args.command == "worker":
+        return worker_main(args)
+    if args.command in ("webshop", "eval", "replay"):
+        from open_langgraph.extras import extra_for, install_hint
+
+        try:
+            return _extra_command(args)
+        except ModuleNotFoundError as exc:
+            if (extra := extra_for(exc.name)) is None:
+                raise
+            print(
+                f"olg: olg {args.command} needs the {extra} extra (no module named "
+                f"{exc.name!r}); {install_hint(extra)}",
+                file=sys.stderr,
+            )
+            return exit_codes.CONFIG_ERROR
     if args.command == "run":
         from open_langgraph.run_cli import run_main
 

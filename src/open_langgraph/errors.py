@@ -41,6 +41,13 @@ class BadRequest(OLGError):
     status_code = 400
 
 
+class FeatureUnavailable(OLGError):
+    """An optional feature this install has turned off (its extra is missing): 501, with the
+    reason and the command that installs it."""
+
+    status_code = 501
+
+
 class NotSupported(OLGError):
     """A request field this server accepts in the schema but does not implement yet."""
 

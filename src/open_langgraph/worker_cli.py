@@ -184,7 +184,7 @@ def worker_main(args: argparse.Namespace) -> int:
         for key, value in config.env.items():
             os.environ.setdefault(key, value)
         graphs = GraphRegistry(config)
-        store = store_settings(config.path, config.store)
+        store = store_settings(config.path, config.store, sqlite=False)
         metrics_server = _metrics_server(args, config)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
@@ -202,9 +202,11 @@ def worker_main(args: argparse.Namespace) -> int:
     if unready := queue_mode_problem(args.database_url, settings.redis_url):
         print(f"olg: {unready.message}", file=sys.stderr)
         return unready.exit_code
+    from open_langgraph.extras import warn_off
     from open_langgraph.observability.logs import configure_logging
 
     configure_logging(args.log_level, args.log_format)
+    warn_off([store.index_off])
     asyncio.run(
         _work(
             args.database_url,

@@ -41,11 +41,11 @@ def mcp_auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
 
 @contextlib.asynccontextmanager
 async def mcp_session(
-    server: ServerProcess, headers: dict[str, str] | None = None
+    server: ServerProcess, headers: dict[str, str] | None = None, timeout: float = TIMEOUT
 ) -> AsyncIterator[ClientSession]:
     """An initialized MCP session (the initialize handshake, as most MCP clients connect)."""
     async with (
-        httpx2.AsyncClient(headers=headers or {}, timeout=TIMEOUT) as http,
+        httpx2.AsyncClient(headers=headers or {}, timeout=timeout) as http,
         streamable_http_client(f"{server.url}/mcp/", http_client=http) as (read, write),
         ClientSession(read, write) as session,
     ):
@@ -131,6 +131,51 @@ async def test_the_other_mcp_operations_answer_as_on_the_platform(mcp_server: Se
     assert isinstance(html_only.json()["detail"], str)
 
 
+async def test_each_era_answers_in_its_own_terms(mcp_server: ServerProcess):
+    """Spoken without the SDK (server/mcp.py): notifications are acknowledged, an unknown method
+    is -32601 (HTTP 200 with the handshake, 404 per request), an unknown protocol version is
+    refused naming the ones spoken, and a per-request header that contradicts the body is
+    -32020."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    per_request = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+    }
+    async with httpx.AsyncClient(base_url=mcp_server.url, timeout=TIMEOUT) as http:
+
+        async def post(message: dict, headers: dict[str, str]) -> httpx.Response:
+            return await http.post("/mcp/", json={"jsonrpc": "2.0", **message}, headers=headers)
+
+        legacy = {"accept": "application/json, text/event-stream"}
+        noted = await post({"method": "notifications/initialized"}, legacy)
+        unknown = await post({"id": 1, "method": "resources/list"}, legacy)
+        old = await post({"id": 2, "method": "ping"}, {**legacy, "mcp-protocol-version": "1999"})
+        listed = await post(
+            {"id": 3, "method": "tools/list", "params": {"_meta": meta}},
+            {**per_request, "mcp-method": "tools/list"},
+        )
+        lying = await post(
+            {"id": 4, "method": "tools/call", "params": {"_meta": meta, "name": "counter"}},
+            {**per_request, "mcp-method": "tools/call", "mcp-name": "echo_agent"},
+        )
+        missing = await post(
+            {"id": 5, "method": "resources/list", "params": {"_meta": meta}},
+            {**per_request, "mcp-method": "resources/list"},
+        )
+    assert noted.status_code == 202
+    assert unknown.status_code == 200 and unknown.json()["error"]["code"] == -32601
+    assert old.status_code == 400 and old.json()["error"]["code"] == -32022
+    assert "2025-11-25" in old.json()["error"]["data"]["supported"]
+    assert listed.status_code == 200 and listed.json()["result"]["resultType"] == "complete"
+    assert listed.json()["result"]["cacheScope"] == "private"
+    assert lying.status_code == 400 and lying.json()["error"]["code"] == -32020
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == -32601
+    assert missing.json()["detail"] == missing.json()["error"]["message"]
+
+
 # -- auth ---------------------------------------------------------------------------------------
 async def _tool_names(server: ServerProcess, key: str) -> set[str]:
     async with mcp_session(server, {"x-api-key": key}) as session:
@@ -189,7 +234,8 @@ async def test_react_agent_answers_as_a_tool(mcp_server: ServerProcess):
     finally:
         await client.http.client.aclose()
     question = "What is 2 + 3?"
-    async with mcp_session(mcp_server) as session:
+    # A real model call: generous, as other processes may share the 2 cores with it.
+    async with mcp_session(mcp_server, timeout=180) as session:
         assert "bounded_react" in {tool.name for tool in (await session.list_tools()).tools}
         answered = await session.call_tool(
             "bounded_react", {"messages": [{"role": "user", "content": question}]}

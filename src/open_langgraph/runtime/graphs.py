@@ -23,6 +23,7 @@ from langgraph.store.memory import InMemoryStore
 
 from open_langgraph.config import AppConfig, ConfigError, GraphSpec
 from open_langgraph.importing import import_attribute
+from open_langgraph.local_packages import make_importable
 from open_langgraph.runtime.factories import (
     AccessContext,
     FactoryArguments,
@@ -69,9 +70,7 @@ class GraphRegistry:
         # process memory until `bind` attaches the server's persistent one.
         self.store: BaseStore = InMemoryStore()
         self._graphs: dict[str, LoadedGraph] = {}
-        for path in reversed(config.dependencies):
-            if str(path) not in sys.path:
-                sys.path.insert(0, str(path))
+        make_importable(config.dependencies)
         if str(config.base_dir) not in sys.path:
             sys.path.insert(0, str(config.base_dir))
         for graph_id, spec in config.graphs.items():

@@ -238,12 +238,11 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 thread_streams=thread_streams,
                 a2a=A2AService(assistant_service, thread_service, run_service),
                 crons=cron_service,
-                store=StoreService(storage.store, authorizer),
+                store=StoreService(storage.store, authorizer, settings.store.index_off),
                 protocol_commands=ProtocolCommands(run_service, thread_service),
                 protocol_streams=ProtocolStreams(storage, thread_streams),
             )
             app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
-            await stack.enter_async_context(app.state.mcp.running())
             await dispatcher.recover()
             sweeper.start()
             event_sweeper.start()

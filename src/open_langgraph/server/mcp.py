@@ -1,148 +1,165 @@
-"""`/mcp/`: the served assistants as MCP tools over streamable HTTP (the official `mcp` SDK).
+"""`POST /mcp/`: the served assistants as MCP tools over streamable HTTP, answered in JSON.
 
-The SDK's session manager runs stateless (as the Platform's endpoint: no session survives a
-request) and answers JSON, not SSE: a tool call is one run waited on to its end. The manager
-runs each request's MCP server in a task of its own task group, outside the request's context,
-so the handlers act as the request's user again (`acting_as` with the user the authentication
-middleware put in the ASGI scope), and the services authorize as on every other route. The
-SDK's own refusals (4xx) keep their JSON-RPC error object and gain the `detail` every refusal
-of this server carries.
+MCP's JSON-RPC is spoken here directly (the vocabulary is `mcp_protocol.py`'s), as langgraph-api
+does, so the server needs no `mcp` package: a user's graphs may install whichever `mcp` they
+need (`langchain-mcp-adapters` pins 1.x) without touching this endpoint. Like the Platform's
+endpoint it is stateless: no session is kept between requests, each tool call is one run
+waited on to its end, and nothing is streamed. It runs inside the request, so the services
+act as the user the authentication middleware set, and authorize as on every other route.
+
+Refusals of the transport (a body that is not JSON or not a JSON-RPC message, an `Accept`
+that takes no JSON, an unknown protocol version) are 4xx answers carrying a JSON-RPC error
+object and the `detail` every refusal of this server has.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Iterator
-from http import HTTPStatus
 from typing import Any
 
-import mcp_types as types
 import orjson
-from mcp.server import Server
-from mcp.server.context import ServerRequestContext
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
-from starlette.types import Message, Receive, Scope, Send
+from starlette.responses import Response
 
-from open_langgraph import __version__
-from open_langgraph.auth.context import acting_as
 from open_langgraph.errors import OLGError
+from open_langgraph.server.mcp_protocol import (
+    HANDSHAKE_VERSIONS,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    PER_REQUEST_ERROR_STATUS,
+    PER_REQUEST_VERSIONS,
+    VERSION_HEADER,
+    McpError,
+    check_envelope,
+    discover_result,
+    initialize_result,
+    per_request_result,
+    unsupported_version,
+)
+from open_langgraph.server.responses import JSONResponse
 from open_langgraph.services.agent_tools import AgentTools
 
+RequestId = str | int
 
-@contextlib.contextmanager
-def _as_caller(ctx: ServerRequestContext[Any, Any]) -> Iterator[None]:
-    """The user of the HTTP request this MCP message came in (None without auth)."""
-    request = ctx.request
-    user = request.scope.get("user") if isinstance(request, Request) else None
-    with acting_as(user):
-        yield
+
+def _refusal(status: int, error: McpError, request_id: RequestId | None = None) -> JSONResponse:
+    body = {"jsonrpc": "2.0", "id": request_id, "error": error.as_error(), "detail": error.message}
+    return JSONResponse(body, status_code=status)
+
+
+def _accepts_json(request: Request) -> bool:
+    accept = request.headers.get("accept")
+    if not accept:
+        return True
+    for media_range in accept.split(","):
+        media_type = media_range.split(";", 1)[0].strip().lower()
+        if media_type in ("application/json", "application/*", "*/*"):
+            return True
+    return False
+
+
+def _is_json(request: Request) -> bool:
+    content_type = request.headers.get("content-type", "")
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
 
 
-def build_server(tools: AgentTools) -> Server[Any]:
-    """An MCP server whose tools are the assistants `tools` lists for the caller."""
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        with _as_caller(ctx):
-            listed = await tools.list()
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
-                for t in listed
-            ]
-        )
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        try:
-            with _as_caller(ctx):
-                output = await tools.call(params.name, params.arguments)
-        except OLGError as exc:  # reported to the model as a failed call, as MCP asks
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=exc.detail)], is_error=True
-            )
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=_text(output))],
-            structured_content=output if isinstance(output, dict) else None,
-        )
-
-    return Server(
-        "open-langgraph",
-        version=__version__,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
-
-
-def _refusal_body(status: int, body: bytes) -> bytes:
-    """The SDK's refusal with the `detail` every refusal of this server carries: its JSON-RPC
-    error object keeps its fields (clients read those), and gains the message as `detail`."""
-    try:
-        parsed = orjson.loads(body) if body else None
-    except orjson.JSONDecodeError:
-        parsed = None
-    if not isinstance(parsed, dict):
-        parsed = {}
-    if not isinstance(parsed.get("detail"), str):
-        error = parsed.get("error")
-        message = error.get("message") if isinstance(error, dict) else None
-        parsed["detail"] = message if isinstance(message, str) else HTTPStatus(status).phrase
-    return orjson.dumps(parsed)
-
-
-def _with_details(send: Send) -> Send:
-    """A `send` that gives the SDK's 4xx answers a JSON body with a `detail`."""
-    start: Message | None = None
-    chunks: list[bytes] = []
-
-    async def sending(message: Message) -> None:
-        nonlocal start
-        if message["type"] == "http.response.start" and message["status"] >= 400:
-            start = message
-            return
-        if start is None or message["type"] != "http.response.body":
-            await send(message)
-            return
-        chunks.append(message.get("body", b""))
-        if message.get("more_body", False):
-            return
-        body = _refusal_body(start["status"], b"".join(chunks))
-        headers = [
-            (name, value)
-            for name, value in start.get("headers", [])
-            if name.lower() not in (b"content-length", b"content-type")
-        ]
-        headers += [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
-        await send({**start, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
-
-    return sending
-
-
 class McpEndpoint:
-    """The SDK's stateless session manager for one app; `running()` spans the app's lifespan."""
+    """Answers one MCP message per request with the assistants `tools` offers the caller."""
 
     def __init__(self, tools: AgentTools) -> None:
-        self._manager = StreamableHTTPSessionManager(
-            build_server(tools),
-            stateless=True,
-            json_response=True,
-            # The app's request guard (server/security.py) already checks Host and Origin.
-            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        )
+        self._tools = tools
 
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        async with self._manager.run():
-            yield
+    async def answer(self, request: Request) -> Response:
+        """The HTTP answer to one POSTed MCP message (a request, a notification or a response
+        to the server, which sends none and so ignores it)."""
+        if not _accepts_json(request):
+            reason = "Not Acceptable: the client must accept application/json"
+            return _refusal(406, McpError(INVALID_REQUEST, reason))
+        if not _is_json(request):
+            reason = "Unsupported Media Type: the body must be application/json"
+            return _refusal(415, McpError(INVALID_REQUEST, reason))
+        try:
+            message = orjson.loads(await request.body())
+        except orjson.JSONDecodeError as exc:
+            return _refusal(400, McpError(PARSE_ERROR, f"Parse error: {exc}"))
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return _refusal(
+                400, McpError(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
+            )
+        request_id = message.get("id")
+        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+            request_id = None
+        version = request.headers.get(VERSION_HEADER)
+        if version is not None and version not in (*HANDSHAKE_VERSIONS, *PER_REQUEST_VERSIONS):
+            return _refusal(400, unsupported_version(version), request_id)
+        method = message.get("method")
+        if not isinstance(method, str):
+            if "id" in message and ("result" in message or "error" in message):
+                return Response(status_code=202)  # a client's response: there is nothing to do
+            return _refusal(400, McpError(INVALID_REQUEST, "Invalid Request: no method"))
+        if "id" not in message:
+            return Response(status_code=202)  # a notification: nothing to answer or keep
+        if request_id is None:
+            reason = "Invalid Request: id must be a string or an integer"
+            return _refusal(400, McpError(INVALID_REQUEST, reason))
+        per_request = version in PER_REQUEST_VERSIONS
+        try:
+            params = message.get("params")
+            params = {} if params is None else params
+            if not isinstance(params, dict):
+                raise McpError(INVALID_PARAMS, "Invalid params: must be an object")
+            if per_request:
+                check_envelope(params, dict(request.headers), method)
+            result = await self._dispatch(method, params)
+        except McpError as exc:
+            status = PER_REQUEST_ERROR_STATUS.get(exc.code, 200) if per_request else 200
+            if status >= 400:
+                return _refusal(status, exc, request_id)
+            return JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": exc.as_error()})
+        if per_request:
+            result = per_request_result(method, result)
+        return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._manager.handle_request(scope, receive, _with_details(send))
+    async def _dispatch(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "initialize":
+            return initialize_result(params)
+        if method == "server/discover":
+            return discover_result()
+        if method == "ping":
+            return {}
+        if method == "tools/list":
+            return await self._list_tools()
+        if method == "tools/call":
+            return await self._call_tool(params)
+        raise McpError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    async def _list_tools(self) -> dict[str, Any]:
+        listed = await self._tools.list()
+        tools = [
+            {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+            for t in listed
+        ]
+        return {"tools": tools}
+
+    async def _call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str):
+            raise McpError(INVALID_PARAMS, "Invalid params: tools/call needs the tool's name")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+        try:
+            output = await self._tools.call(name, arguments)
+        except OLGError as exc:  # reported to the model as a failed call, as MCP asks
+            return {"content": [{"type": "text", "text": exc.detail}], "isError": True}
+        result: dict[str, Any] = {
+            "content": [{"type": "text", "text": _text(output)}],
+            "isError": False,
+        }
+        if isinstance(output, dict):
+            result["structuredContent"] = output
+        return result

@@ -15,7 +15,8 @@ from typing import Any
 from langgraph.store.base import NOT_PROVIDED, BaseStore, Item, NotProvided
 
 from open_langgraph.auth.authorize import Action, AuthHandlerError, Authorizer
-from open_langgraph.errors import InvalidInput
+from open_langgraph.errors import FeatureUnavailable, InvalidInput
+from open_langgraph.extras import FeatureOff
 
 Namespace = tuple[str, ...]
 #: The comparison operators LangGraph's stores implement in a search `filter`.
@@ -83,9 +84,14 @@ def item_record(item: Item) -> dict[str, Any]:
 class StoreService:
     """Put, get, delete, search and list namespaces, each authorized first."""
 
-    def __init__(self, store: BaseStore, authorizer: Authorizer) -> None:
+    def __init__(
+        self, store: BaseStore, authorizer: Authorizer, index_off: FeatureOff | None = None
+    ) -> None:
+        """`index_off`: why the configured semantic index is not in use (its extra is
+        missing); a search by `query` is then refused rather than answered unranked."""
         self._store = store
         self._auth = authorizer
+        self._index_off = index_off
 
     async def _authorize(self, action: Action, value: dict[str, Any]) -> None:
         """Run the handler; a returned filter is a handler bug, as on the Platform."""
@@ -156,7 +162,13 @@ class StoreService:
         query: str | None,
         refresh_ttl: bool | None,
     ) -> dict[str, Any]:
-        """`{"items": [...]}`: by last update, or by similarity to `query` with an index."""
+        """`{"items": [...]}`: by last update, or by similarity to `query` with an index.
+
+        Raises:
+            FeatureUnavailable: `query` while the configured index is off.
+        """
+        if query is not None and self._index_off is not None:
+            raise FeatureUnavailable(self._index_off.message)
         ns = check_namespace(namespace_prefix, "namespace_prefix", allow_empty=True)
         payload: dict[str, Any] = {
             "namespace": ns,

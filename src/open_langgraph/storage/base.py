@@ -15,6 +15,8 @@ from typing import Any, Literal
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore, IndexConfig, TTLConfig
 
+from open_langgraph.extras import FeatureOff
+
 ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
 RunStatus = Literal["pending", "running", "error", "success", "timeout", "interrupted"]
 #: The statuses a run ends in; the others mean it is still in flight.
@@ -102,6 +104,9 @@ class StoreSettings:
 
     index: IndexConfig | None = None
     ttl: TTLConfig | None = None
+    index_off: FeatureOff | None = None
+    """Why the configured index is not used (its package is missing): the store opens
+    without it and searches by `query` are refused with this reason."""
 
 
 class Storage(abc.ABC):

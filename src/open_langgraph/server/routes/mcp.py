@@ -1,16 +1,15 @@
 """`/mcp/`: the Platform's three MCP operations; POST carries every MCP message.
 
 The handlers are declared here (not a mounted sub-app) so the operations appear in our
-`/openapi.json` as in the Platform's. POST hands the untouched request to the MCP SDK
-(`server/mcp.py`); the server keeps no sessions, so GET (a server-to-client stream) is not
-allowed and DELETE has no session to end, as on the Platform.
+`/openapi.json` as in the Platform's. POST is answered by `server/mcp.py`; the server keeps no
+sessions, so GET (a server-to-client stream) is not allowed and DELETE has no session to end,
+as on the Platform.
 """
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
 
 from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.responses import JSONResponse
@@ -18,21 +17,11 @@ from open_langgraph.server.responses import JSONResponse
 router = APIRouter(tags=["mcp"])
 
 
-class _Delegated(Response):
-    """A response that lets the MCP SDK answer the request itself."""
-
-    def __init__(self, endpoint: McpEndpoint) -> None:
-        super().__init__()
-        self._endpoint = endpoint
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._endpoint(scope, receive, send)
-
-
 @router.post("/mcp/", summary="MCP Post", response_class=JSONResponse)
 async def post_mcp(request: Request) -> Response:
     """A JSON-RPC message of the Streamable HTTP transport; answered in JSON."""
-    return _Delegated(request.app.state.mcp)
+    endpoint: McpEndpoint = request.app.state.mcp
+    return await endpoint.answer(request)
 
 
 @router.get("/mcp/", summary="MCP Get")

@@ -10,6 +10,7 @@ the same file keeps one database to back up, and WAL lets both read while either
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -49,6 +50,21 @@ class SqliteStore(AsyncSqliteStore):
                 raise
             if transaction:
                 await self.conn.execute("COMMIT")
+
+
+def vector_support_problem() -> str | None:
+    """Why sqlite-vec cannot be loaded here, or None: this Python's sqlite3 was built without
+    loadable extensions (pyenv's default) and pysqlite3 is not installed. Nothing is imported."""
+    if importlib.util.find_spec("sqlite_vec") is None:
+        return "the sqlite-vec package is not installed"
+    if hasattr(sqlite3.Connection, "enable_load_extension"):
+        return None
+    if importlib.util.find_spec("pysqlite3") is None:
+        return (
+            "this Python's sqlite3 cannot load extensions (sqlite-vec), and pysqlite3-binary, "
+            "which can, is not installed"
+        )
+    return None
 
 
 def sqlite_module(vectors: bool) -> ModuleType:

@@ -1,0 +1,86 @@
+"""Serving imports no extra's package: `olg serve` on a config of the user's graphs (a store
+index and auth included) loads, opens its lifespan and answers, and no module an extra brings
+(`open_langgraph.extras.MODULE_EXTRAS`) was imported, even though the dev install has them all.
+Checked in a fresh interpreter, since this one has imported them for other tests.
+tests/e2e/test_lean_install.py checks the same from the other side: a virtualenv without them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from open_langgraph.extras import MODULE_EXTRAS
+
+GRAPH = """
+from typing import TypedDict
+from langgraph.graph import START, StateGraph
+
+class S(TypedDict):
+    x: int
+
+builder = StateGraph(S)
+builder.add_node("one", lambda s: {"x": 1})
+builder.add_edge(START, "one")
+graph = builder.compile()
+
+def embed(texts):
+    return [[1.0, 0.0] for _ in texts]
+"""
+
+PROBE = """
+import asyncio, json, sys
+from pathlib import Path
+from open_langgraph.cli import _parser
+from open_langgraph.config import load_config
+from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.server.app import ServerSettings, create_app
+from open_langgraph.store_embeddings import store_settings
+import httpx
+
+async def main():
+    config = load_config(Path("langgraph.json"))
+    graphs = GraphRegistry(config)
+    store = store_settings(config.path, config.store, sqlite=True)
+    app = create_app(ServerSettings(config=config, db_path=Path("olg.db"), store=store), graphs)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+            ok = (await http.get("/ok")).status_code
+            listed = await http.post(
+                "/mcp/",
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                headers={"accept": "application/json"},
+            )
+    print(json.dumps({"ok": ok, "mcp": listed.status_code, "modules": sorted(sys.modules)}))
+
+asyncio.run(main())
+"""
+
+
+def test_serving_imports_no_optional_package(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text(GRAPH)
+    config = {
+        "dependencies": ["."],
+        "graphs": {"agent": "./agent.py:graph"},
+        "store": {"index": {"embed": "./agent.py:embed", "dims": 2}},
+    }
+    (tmp_path / "langgraph.json").write_text(json.dumps(config))
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["ok"] == 200 and report["mcp"] == 200
+    imported = {name.split(".")[0] for name in report["modules"]}
+    # Imported only inside `try: ... except ImportError` when installed, to be used if there:
+    # pysqlite3 and psycopg (their errors' handlers, server/errors.py), numpy (by sqlite-vec).
+    guarded = {"pysqlite3", "psycopg", "numpy"}
+    optional = set(MODULE_EXTRAS) - guarded
+    assert not imported & optional, sorted(imported & optional)
