@@ -29,4 +29,8 @@ fi
 cd "$ROOT"
 spec="$ROOT"
 [ -n "$EXTRAS" ] && spec="$ROOT[$EXTRAS]"
-"$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" -e "$spec"
+# At a terminal uv shows its progress (a first install downloads the 1.1 GB model); in logs
+# (CI) it stays quiet.
+quiet=()
+[ -t 2 ] || quiet=(--quiet)
+"$VENV/bin/uv" pip install ${quiet[@]+"${quiet[@]}"} --python "$VENV/bin/python" -e "$spec"
