@@ -194,9 +194,6 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return exit_codes.CONFIG_ERROR
-    # Before anything reads or recovers the database (a bad config is reported first,
-    # whatever else runs); held until this process ends. In queue mode many processes
-    # share the database by design, and leases, not a lock, keep them apart.
     if args.shutdown_grace < 0:
         print("olg: --shutdown-grace must be 0 or more seconds", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
@@ -206,6 +203,9 @@ def _serve(args: argparse.Namespace) -> int:
         if problem := queue_mode_problem(args.database_url, queue.redis_url):
             print(f"olg: {problem.message}", file=sys.stderr)
             return problem.exit_code
+    # Before anything reads or recovers the database (a bad config is reported first,
+    # whatever else runs); held until this process ends. In queue mode many processes
+    # share the database by design, and leases, not a lock, keep them apart.
     database_lock, exit_code = (contextlib.nullcontext(), 0) if queue else _lock_database(args)
     if database_lock is None:
         return exit_code
