@@ -34,7 +34,8 @@ from open_langgraph.run_review import (
 )
 
 DEFAULT_URL = "http://127.0.0.1:8123"
-STREAM_MODES = ["updates"]
+#: `custom` carries stage messages (`models/progress.py`: "loading local/... ").
+STREAM_MODES = ["updates", "custom"]
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_NO_ANSWER = 3
@@ -233,6 +234,10 @@ async def run_graph(args: argparse.Namespace, console: Console, stdin: TextIO = 
                     data = part.data if isinstance(part.data, dict) else {"message": part.data}
                     console.warn(f"the run failed: {data.get('message') or data}")
                     return EXIT_FAILED
+                if part.event == "custom":
+                    if isinstance(part.data, dict) and part.data.get("type") == "status":
+                        console.say(f"... {part.data.get('message')}")
+                    continue
                 if part.event != "updates" or not isinstance(part.data, dict):
                     continue
                 for node, update in part.data.items():

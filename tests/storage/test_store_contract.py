@@ -44,7 +44,7 @@ async def configured(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIte
     settings = StoreSettings(index=index, ttl=TTL.ttl)  # type: ignore[arg-type]
     async with PostgresStorage.from_url(url, store=settings) as opened:
         async with opened.pool.connection() as conn:
-            await conn.execute("TRUNCATE store")
+            await conn.execute("TRUNCATE store CASCADE")
         yield opened.store
 
 
@@ -132,5 +132,5 @@ async def test_an_index_on_postgres_ranks_with_pgvector_and_is_refused_without(
         return
     async with PostgresStorage.from_url(postgres_url, store=settings) as opened:
         async with opened.pool.connection() as conn:
-            await conn.execute("TRUNCATE store")
+            await conn.execute("TRUNCATE store CASCADE")
         await _ranks_by_the_embedding(opened.store)

@@ -30,6 +30,8 @@ UI_GRAPHS = {
     # The real web agent on the scripted shopper: its clarify and plan-approval interrupts are
     # the graph's own, so the forms are tested against the shapes it really sends.
     "web_agent": "tests.agents.web_agent.served_graph:graph",
+    # The small embedded model, loaded by its first run (the page shows the load).
+    "small_model": "tests.fixtures.local_model_graph:graph",
 }
 
 

@@ -135,3 +135,22 @@ def _output():
 
     OUTPUT.mkdir(exist_ok=True)
     return OUTPUT
+
+
+def test_the_page_says_while_the_embedded_model_loads(page: Page, served: ServerProcess) -> None:
+    """A first run on an embedded model waits for its load: the page names it meanwhile
+    (the server's `custom` stage messages) and clears it once the model answers."""
+    open_chat(page, served, "small_model")
+    page.evaluate(
+        """() => {
+          window.__stages = [];
+          const stage = document.querySelector('.stage');
+          new MutationObserver(() => window.__stages.push(stage.textContent)).observe(
+            stage, {childList: true, subtree: true, characterData: true});
+        }"""
+    )
+    send(page, "hello")
+    expect(page.get_by_role("status")).to_have_text(DONE)
+    stages = page.evaluate("window.__stages")
+    assert any("loading local/smollm2-135m" in text for text in stages), stages
+    expect(page.locator(".stage")).to_have_text("")

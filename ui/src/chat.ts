@@ -8,7 +8,8 @@ import { announce, errorBox, field, h, replace } from "./dom";
 import { type Interrupt, interruptForms, pendingInterrupts } from "./interrupts";
 import { fillMessage, type Message, renderMessage } from "./messages";
 
-const STREAM_MODES = ["messages-tuple", "values", "updates"] as const;
+// `custom` carries the server's stage messages ("loading local/... "), shown beside the status.
+const STREAM_MODES = ["messages-tuple", "values", "updates", "custom"] as const;
 const RECONNECT_ATTEMPTS = 5;
 
 interface StreamPart {
@@ -23,6 +24,7 @@ export class ChatView {
   private threadSelect = h("select", { id: "thread-select" });
   private log = h("div", { class: "messages", role: "log", "aria-label": "Conversation" });
   private status = h("p", { class: "status", role: "status" }, "Idle");
+  private stage = h("p", { class: "stage", "aria-live": "polite" });
   private interruptBox = h("div", { class: "interrupts" });
   private errors = h("div", {});
   private input = h("textarea", { id: "chat-input", rows: "3", placeholder: "Message" });
@@ -68,6 +70,7 @@ export class ChatView {
       this.log,
       this.interruptBox,
       this.status,
+      this.stage,
       form,
     );
   }
@@ -285,6 +288,10 @@ export class ChatView {
       } else if (event === "updates") {
         const update = part.data as Record<string, unknown>;
         if (Array.isArray(update?.__interrupt__)) this.setStatus("Interrupted");
+      } else if (event === "custom") {
+        const data = part.data as { type?: string; stage?: string; message?: string };
+        // A stage that is over (the model loaded) leaves nothing to wait for.
+        if (data?.type === "status") this.stage.textContent = data.stage === "model_loaded" ? "" : data.message ?? "";
       } else if (event === "error") {
         const data = part.data as { error?: string; message?: string };
         this.showError(`Run failed: ${data.message ?? data.error ?? JSON.stringify(data)}`);
@@ -335,6 +342,7 @@ export class ChatView {
   }
 
   private setStatus(text: string): void {
+    if (text !== "Running") this.stage.textContent = "";
     this.status.textContent = `Status: ${text}`;
     this.root.dataset.status = text.toLowerCase();
   }

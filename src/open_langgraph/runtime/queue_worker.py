@@ -256,6 +256,21 @@ class QueueRunManager(RunManager):
             if relay is not None:
                 relay.silenced = True
 
+    def _failed(self, handle: RunHandle, exc: Exception) -> tuple[RunOutcome, ThreadUpdate]:
+        """A run that failed because PostgreSQL went away (a restart, a failover) is not the
+        graph's fault: it goes back to the queue and resumes from its last checkpoint once
+        the database answers again, instead of ending `error`."""
+        if not _database_unavailable(exc):
+            return super()._failed(handle, exc)
+        logger.warning(
+            "run %s: the database failed mid-run (%s: %s); it goes back to the queue",
+            handle.run_id,
+            type(exc).__name__,
+            exc,
+        )
+        handle.released = "handback"
+        return RunOutcome("interrupted"), ThreadUpdate(status="busy")
+
     async def _roll_back(self, handle: RunHandle, graph: Any, was_head: bool, busy: bool) -> None:
         busy = len(await self._queue.in_flight(handle.thread_id, None)) > 1
         await super()._roll_back(handle, graph, was_head, busy)
@@ -265,9 +280,24 @@ class QueueRunManager(RunManager):
         await self._writer.drain()
         if relay is not None:
             relay.silenced = True
-        if handle.released == "handback" and await self._queue.handback(
-            handle.run_id, self._worker_id
-        ):
+        if handle.released != "handback":
+            return
+        handed: list[bool] = []
+
+        async def hand_back() -> None:
+            handed.append(await self._queue.handback(handle.run_id, self._worker_id))
+
+        try:
+            await retrying(f"handing run {handle.run_id} back", hand_back)
+        except Exception as exc:
+            # Its lease is no longer renewed: when it expires, any worker claims the run.
+            logger.warning(
+                "run %s: handing it back failed (%s); it is claimed again when its lease ends",
+                handle.run_id,
+                exc,
+            )
+            return
+        if handed and handed[-1]:
             logger.info("run %s handed back to the queue", handle.run_id)
             await self._bus.publish(messages.WAKE_CHANNEL, b"1")
 
@@ -281,6 +311,11 @@ class QueueRunManager(RunManager):
         self.ending.discard(handle.run_id)
         self._relays.pop(handle.run_id, None)
         self.on_settled.set()
+
+    def still_executing(self, run_id: str) -> bool:
+        """Whether this worker executes the run and has not let it go."""
+        handle = self._handles.get(run_id)
+        return handle is not None and handle.released is None and handle.outcome is None
 
     def release_all(self, how: str) -> list[RunHandle]:
         """Mark every run held as released (`handback` / `lost`) and cancel it."""
@@ -422,6 +457,15 @@ class QueueWorker:
                 (time.monotonic() - began) * 1000,
             )
             for run in claimed:
+                if self.manager.still_executing(run["run_id"]):
+                    # Its lease ran out while this worker could not renew it (the database
+                    # was unreachable) and the run came back to this same worker: the
+                    # attempt executing carries on and stores the end under the new claim.
+                    # A second attempt beside it would run the graph twice.
+                    logger.warning(
+                        "run %s: claimed again while still executing here", run["run_id"]
+                    )
+                    continue
                 # Claimed runs are due: `after_seconds` was waited out in the queue.
                 run["kwargs"] = {**run["kwargs"], "after_seconds": 0}
                 self.manager.submit(run, started=True)
@@ -505,3 +549,16 @@ class QueueWorker:
         if handle is None or handle.cancel_action is not None or handle.released is not None:
             return
         await self.manager.cancel(None, [run_id], action=action, wait=False)  # type: ignore[arg-type]
+
+
+def _database_unavailable(exc: BaseException) -> bool:
+    """Whether `exc` (or what caused it) says PostgreSQL could not be reached or dropped the
+    connection: `psycopg.OperationalError`, which the pool's `PoolTimeout` is too."""
+    import psycopg
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, psycopg.OperationalError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -42,7 +43,8 @@ from open_langgraph.models.local.messages import (
     to_chat_messages,
     tools_prompt,
 )
-from open_langgraph.models.local.runner import Completion, LlamaRunner, get_runner
+from open_langgraph.models.local.runner import Completion, LlamaRunner, get_runner, is_loaded
+from open_langgraph.models.progress import report_stage
 
 ToolLike = Mapping[str, Any] | type | Callable[..., Any] | BaseTool
 ReplyKind = Literal["text", "auto", "call"]
@@ -90,9 +92,16 @@ class LocalChatModel(BaseChatModel):
         return {"model_name": self.model_name, "temperature": self.temperature}
 
     def runner(self) -> LlamaRunner:
-        """The process-wide llama.cpp runner, assembling and loading the model on first use."""
-        path = ensure_model_file(self._spec)
-        return get_runner(path, n_ctx=self._spec.n_ctx)
+        """The process-wide llama.cpp runner, assembling and loading the model on first use
+        (announced on the run's stream: the first call waits seconds for it)."""
+        if is_loaded(self._spec.filename):
+            return get_runner(ensure_model_file(self._spec), n_ctx=self._spec.n_ctx)
+        name = f"local/{self.model_name}"
+        report_stage("model_load", f"loading {name} (its first use in this process)")
+        started = time.monotonic()
+        runner = get_runner(ensure_model_file(self._spec), n_ctx=self._spec.n_ctx)
+        report_stage("model_loaded", f"{name} loaded in {time.monotonic() - started:.1f} s")
+        return runner
 
     # -- tools ---------------------------------------------------------------------------------
 

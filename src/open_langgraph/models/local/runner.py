@@ -167,6 +167,12 @@ def announced_load(seconds: float) -> Iterator[None]:
             after()
 
 
+def is_loaded(filename: str) -> bool:
+    """Whether a model file of that name is loaded in this process already."""
+    with _RUNNERS_LOCK:
+        return any(path.name == filename for path in _RUNNERS)
+
+
 def get_runner(model_path: Path, *, n_ctx: int) -> LlamaRunner:
     """The process-wide runner for `model_path`, loading the model on first call."""
     key = model_path.resolve()

@@ -17,6 +17,7 @@ checkpoint commits synchronous too.
 from __future__ import annotations
 
 import contextlib
+import select
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -141,6 +142,10 @@ class PostgresStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Stor
             await self._checkpoint_pool.close()
 
 
+#: Longest wait for a pooled connection before the request fails with a 503.
+POOL_WAIT_SECONDS = 10.0
+
+
 async def _open_pool(url: str, max_size: int, kwargs: dict[str, Any]) -> AsyncConnectionPool[Conn]:
     pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
         url,
@@ -150,9 +155,25 @@ async def _open_pool(url: str, max_size: int, kwargs: dict[str, Any]) -> AsyncCo
         open=False,
         connection_class=AsyncConnection[Any],
         configure=_read_json_as_sqlite_does,
+        check=_discard_if_closed_by_server,
+        # How long a request waits for a connection: long enough for a busy pool, short
+        # enough that a request during a PostgreSQL outage gets its 503 in seconds (the
+        # default 30 s looks like a hang to a client).
+        timeout=POOL_WAIT_SECONDS,
     )
     await pool.open(wait=True, timeout=30.0)
     return pool
+
+
+async def _discard_if_closed_by_server(conn: AsyncConnection[Any]) -> None:
+    """Run when the pool hands out a connection. After PostgreSQL restarts, every idle
+    connection is dead, and the first request on each would fail (a 503 per pooled
+    connection). An idle connection has nothing to read unless the server has closed it
+    (or sent a notice): only then is a round trip spent, which raises for a dead one and
+    makes the pool connect anew. A live connection costs one `select`, no round trip."""
+    readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
+    if readable:
+        await conn.execute("")
 
 
 async def _read_json_as_sqlite_does(conn: AsyncConnection[Any]) -> None:
