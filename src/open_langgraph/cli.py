@@ -154,6 +154,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from open_langgraph.auth.loading import load_auth
+    from open_langgraph.encryption.loading import load_encryption
     from open_langgraph.extras import warn_off
     from open_langgraph.runtime.graphs import GraphRegistry
     from open_langgraph.server.security import is_loopback_host
@@ -171,6 +172,8 @@ def _serve(args: argparse.Namespace) -> int:
         graphs = GraphRegistry(config)  # puts `dependencies` on sys.path, which auth may need
         # A config asking for auth that cannot be loaded is refused, never served openly.
         auth = load_auth(config)
+        # Likewise encryption: data is never stored in plaintext for want of it.
+        encryption = load_encryption(config)
         store = store_settings(config.path, config.store, sqlite=not args.database_url)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
@@ -191,6 +194,13 @@ def _serve(args: argparse.Namespace) -> int:
     if args.workers < 0 or ((args.workers or args.api_only) and queue is None):
         print(
             "olg: --workers and --api-only need queue mode (--database-url and --redis-url)",
+            file=sys.stderr,
+        )
+        return exit_codes.CONFIG_ERROR
+    if queue is not None and encryption is not None:
+        print(
+            f"olg: config error: {config.path}: `encryption`: not supported in queue mode "
+            "(--redis-url) yet; serve without --redis-url",
             file=sys.stderr,
         )
         return exit_codes.CONFIG_ERROR
@@ -225,6 +235,10 @@ def _serve(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_level, args.log_format)
     warn_off([store.index_off])
+    from open_langgraph.genui import build_generative_ui
+
+    # Before serving, so `/ui/...` answers from the first request (a WARNING if it cannot).
+    generative_ui = build_generative_ui(config)
     if auth is None and not is_loopback_host(args.host):
         logging.getLogger("open_langgraph").warning(
             "serving on %s without authentication: anyone who can reach this address can "
@@ -244,6 +258,8 @@ def _serve(args: argparse.Namespace) -> int:
         queue=queue,
         worker_in_process=not (args.workers or args.api_only),
         store=store,
+        encryption=encryption,
+        generative_ui=generative_ui,
     )
     app = create_app(settings, graphs)
     _tune_garbage_collector()

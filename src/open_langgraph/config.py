@@ -15,6 +15,7 @@ from typing import Any, Literal
 from dotenv import dotenv_values
 
 from open_langgraph.config_errors import ConfigError
+from open_langgraph.genui_config import GenerativeUiConfig, parse_generative_ui
 from open_langgraph.store_config import StoreConfig, parse_store
 
 CONFIG_FILE_NAMES = ("open_langgraph.json", "langgraph.json")
@@ -130,6 +131,10 @@ class AppConfig:
     hosts: HostsConfig = field(default_factory=HostsConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    encryption_path: str | None = None
+    """`encryption.path`: the `langgraph_sdk.Encryption` object to load (`encryption/`)."""
+    generative_ui: GenerativeUiConfig = field(default_factory=GenerativeUiConfig)
+    """`ui` and `ui_config`: the generative UI components to build and serve (`genui/`)."""
 
     @property
     def base_dir(self) -> Path:
@@ -179,6 +184,9 @@ def load_config(path: Path) -> AppConfig:
         "webhooks",
         "limits",
         "store",
+        "encryption",
+        "ui",
+        "ui_config",
         # Keys of langgraph.json that only matter to LangGraph's docker build; accepted so
         # that an existing langgraph.json is served unchanged.
         "python_version",
@@ -211,6 +219,8 @@ def load_config(path: Path) -> AppConfig:
         hosts=_parse_hosts(path, raw.get("http")),
         limits=_parse_limits(path, raw.get("limits")),
         store=parse_store(path, raw.get("store")),
+        encryption_path=_parse_encryption(path, raw.get("encryption")),
+        generative_ui=parse_generative_ui(path, raw.get("ui"), raw.get("ui_config")),
     )
 
 
@@ -300,6 +310,19 @@ def _parse_auth(path: Path, value: Any) -> str | None:
         if key in value and not isinstance(value[key], dict):
             raise ConfigError(path, f"auth.{key}", "must be an object")
     return auth_path
+
+
+def _parse_encryption(path: Path, value: Any) -> str | None:
+    """`encryption.path`, the `langgraph_sdk.Encryption` object to load; only its shape is
+    checked here, the import happens at start-up (`encryption/loading.py`)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"path"}:
+        raise ConfigError(
+            path, "encryption", "must be an object like {'path': './encryption.py:encryption'}"
+        )
+    split_target(path, "encryption.path", value["path"])
+    return str(value["path"])
 
 
 _HTTP_KEYS = ["cors", "disable_webhooks", "allowed_hosts"]

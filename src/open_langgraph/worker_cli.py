@@ -185,6 +185,10 @@ def worker_main(args: argparse.Namespace) -> int:
             os.environ.setdefault(key, value)
         graphs = GraphRegistry(config)
         store = store_settings(config.path, config.store, sqlite=False)
+        if config.encryption_path is not None:
+            raise ConfigError(
+                config.path, "encryption", "not supported in queue mode (olg worker) yet"
+            )
         metrics_server = _metrics_server(args, config)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections import deque
 from dataclasses import dataclass, field
@@ -64,6 +65,10 @@ class RunHandle:
     released: Literal["handback", "lost"] | None = None
     """Set when a worker lets go of the run unfinished: handed back to the queue at
     shutdown, or lost with its lease. Its end is then not this process's to store."""
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
+    """The context the run was submitted in (its request's): it executes in it even when it
+    starts later, behind another run (what it stores is encrypted with its request's
+    encryption context, `encryption/context.py`)."""
 
     @property
     def run_id(self) -> str:
@@ -179,7 +184,9 @@ class RunManager:
 
     def _start(self, handle: RunHandle, *, already_running: bool) -> None:
         handle.task = asyncio.create_task(
-            self._execute(handle, already_running), name=f"run-{handle.run_id}"
+            self._execute(handle, already_running),
+            name=f"run-{handle.run_id}",
+            context=handle.context,
         )
 
     # -- waiting and cancelling ------------------------------------------------------------

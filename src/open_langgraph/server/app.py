@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import FastAPI
-from langgraph_sdk import Auth
+from langgraph_sdk import Auth, Encryption
 from starlette.middleware.cors import CORSMiddleware
 
 from open_langgraph import __version__
 from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.config import AppConfig, CorsConfig
+from open_langgraph.genui import GenerativeUi
 from open_langgraph.observability import runs as observed_runs
 from open_langgraph.observability.http import RequestMetrics
 from open_langgraph.observability.metrics import enabled as metrics_enabled
@@ -34,6 +35,7 @@ from open_langgraph.server.routes import (
     a2a,
     assistants,
     crons,
+    genui,
     mcp,
     meta,
     metrics,
@@ -55,6 +57,7 @@ from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.cron_scheduler import CronScheduler, poll_seconds_from_env
 from open_langgraph.services.crons import CronService, cron_storage
 from open_langgraph.services.event_retention import EventSweeper
+from open_langgraph.services.generative_ui import GenerativeUiService
 from open_langgraph.services.protocol_commands import ProtocolCommands
 from open_langgraph.services.protocol_stream import ProtocolStreams
 from open_langgraph.services.runs import RunService
@@ -86,6 +89,11 @@ class ServerSettings:
     `--workers N`, whose children do, nor with `--api-only`)."""
     store: StoreSettings = field(default_factory=StoreSettings)
     """LangGraph's store as the config's `store` asks (embedder loaded, TTL)."""
+    encryption: Encryption | None = None
+    """The config's `encryption.path` object (`encryption/loading.py`); None stores
+    plaintext."""
+    generative_ui: GenerativeUi | None = None
+    """The config's `ui` components as built at start-up (`genui/build.py`); None without."""
 
 
 # Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
@@ -110,9 +118,10 @@ def _add_cors(app: FastAPI, cors: CorsConfig | None) -> None:
     )
 
 
-def info_flags() -> dict[str, bool]:
+def info_flags(generative_ui: GenerativeUi | None = None) -> dict[str, bool]:
     """`/info`'s `flags`: the Platform's keys (`assistants`, `crons`, `langsmith`), then the
-    other APIs this server has, each true only when served."""
+    other APIs this server has, each true only when served (`ui` is the built-in web UI,
+    `generative_ui` the config's `ui` components)."""
     return {
         "assistants": True,
         "crons": True,
@@ -122,6 +131,7 @@ def info_flags() -> dict[str, bool]:
         "mcp": True,
         "a2a": True,
         "ui": ui.is_built(),
+        "generative_ui": generative_ui is not None and bool(generative_ui.bundles),
         "metrics": metrics_enabled(),
     }
 
@@ -197,7 +207,9 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         async with contextlib.AsyncExitStack() as stack:
             stack.callback(observed_runs.uninstall)  # last out: flushes the runs' traces
             storage = await stack.enter_async_context(
-                open_storage(settings.database_url, settings.db_path, settings.store)
+                open_storage(
+                    settings.database_url, settings.db_path, settings.store, settings.encryption
+                )
             )
             app.state.storage = storage
             graphs.bind(storage.checkpointer, storage.store)
@@ -241,6 +253,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 store=StoreService(storage.store, authorizer, settings.store.index_off),
                 protocol_commands=ProtocolCommands(run_service, thread_service),
                 protocol_streams=ProtocolStreams(storage, thread_streams),
+                generative_ui=GenerativeUiService(settings.generative_ui, assistant_service),
             )
             app.state.mcp = McpEndpoint(AgentTools(assistant_service, run_service))
             await dispatcher.recover()
@@ -267,8 +280,14 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         description="The LangGraph Platform API, self-hosted.",
         lifespan=lifespan,
     )
+    if settings.encryption is not None:
+        from open_langgraph.server.encryption_context import EncryptionContextMiddleware
+
+        # Inside auth: an `@encryption.context` handler derives the context from the user.
+        app.add_middleware(EncryptionContextMiddleware, encryption=settings.encryption)
     if settings.auth is not None:
-        # Innermost: a 401 still carries CORS headers, a body read for the handler is bounded.
+        # Inside all but encryption's: a 401 still carries CORS headers, a body read for the
+        # handler is bounded.
         app.add_middleware(AuthMiddleware, auth=settings.auth)
     # Inside CORS, so a 413 still carries CORS headers a browser client can read.
     app.add_middleware(RequestLimitsMiddleware, limits=settings.config.limits)
@@ -285,7 +304,8 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         # Outermost: every request is counted and timed, refused ones too.
         app.add_middleware(RequestMetrics)
     install_error_handlers(app)
-    app.state.info_flags = info_flags()
+    app.state.info_flags = info_flags(settings.generative_ui)
+    app.state.generative_ui = settings.generative_ui
     routers = (
         meta,
         metrics,
@@ -297,6 +317,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         crons,
         mcp,
         a2a,
+        genui,  # before the web UI, which serves the rest of `/ui/...`
         ui,
     )
     for module in routers:

@@ -2,8 +2,9 @@
 
 It sits inside the request guard, CORS and body-limit middlewares (so a refusal still gets CORS
 headers a browser can read, and a body read for the handler is still size-bounded) and
-outside the routes. `/ok`, `/docs`, `/openapi.json` and the web UI's static page (`/`, `/ui/...`:
-it holds no data, and asks for a token when the API answers 401) stay open. The user is kept for the
+outside the routes. `/ok`, `/docs`, `/openapi.json` and the files read under `/ui/...` (the web
+UI's page, which holds no data and asks for a token when the API answers 401, and generative UI
+bundles) stay open; `POST /ui/{assistant_id}` is API and is not. The user is kept for the
 request (`auth.context`) where the services find it when they authorize an action. A pure
 ASGI middleware costs one handler call per request: nothing is imported, read or parsed
 that the handler does not ask for.
@@ -59,7 +60,12 @@ class AuthMiddleware:
         if scope["type"] == "websocket":
             await self._websocket(scope, receive, send)
             return
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS or is_ui_path(scope["path"]):
+        if (
+            scope["type"] != "http"
+            or scope["path"] in OPEN_PATHS
+            # The pages and files under /ui; `POST /ui/{assistant_id}` (generative UI) is API.
+            or (is_ui_path(scope["path"]) and scope["method"] in ("GET", "HEAD"))
+        ):
             await self.app(scope, receive, send)
             return
         body: bytes | None = None

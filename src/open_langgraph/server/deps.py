@@ -11,6 +11,7 @@ from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.crons import CronService
+from open_langgraph.services.generative_ui import GenerativeUiService
 from open_langgraph.services.protocol_commands import ProtocolCommands
 from open_langgraph.services.protocol_stream import ProtocolStreams
 from open_langgraph.services.runs import RunService
@@ -31,6 +32,7 @@ class Services:
     store: StoreService
     protocol_commands: ProtocolCommands
     protocol_streams: ProtocolStreams
+    generative_ui: GenerativeUiService
 
 
 async def _services(request: Request) -> Services:

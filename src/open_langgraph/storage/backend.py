@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from open_langgraph.storage.base import Storage, StoreSettings
+
+if TYPE_CHECKING:
+    from langgraph_sdk import Encryption
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 #: The PostgreSQL backend's on/off environment switches, with their defaults; see
@@ -56,14 +61,32 @@ def database_label(database_url: str | None, db_path: Path) -> str:
 
 @contextlib.asynccontextmanager
 async def open_storage(
-    database_url: str | None, db_path: Path, store: StoreSettings | None = None
+    database_url: str | None,
+    db_path: Path,
+    store: StoreSettings | None = None,
+    encryption: Encryption | None = None,
 ) -> AsyncIterator[Storage]:
     """Open and migrate the chosen backend; SQLite at `db_path` unless a URL is given.
-    `store` configures LangGraph's store (semantic index, TTL) opened with it.
+    `store` configures LangGraph's store (semantic index, TTL) opened with it; `encryption`
+    (the config's `encryption.path`) encrypts what it stores (`storage/_encrypted.py`).
 
     The PostgreSQL modules are imported only when used, so SQLite-only installs never need
     psycopg.
     """
+    async with _opened(database_url, db_path, store) as storage:
+        if encryption is not None:
+            from open_langgraph.encryption import StorageCipher
+            from open_langgraph.storage._encrypted import EncryptedRecords
+
+            assert isinstance(storage, EncryptedRecords)
+            storage.encrypt_with(StorageCipher.of(encryption, asyncio.get_running_loop()))
+        yield storage
+
+
+@contextlib.asynccontextmanager
+async def _opened(
+    database_url: str | None, db_path: Path, store: StoreSettings | None
+) -> AsyncIterator[Storage]:
     if database_url:
         if not is_postgres_url(database_url):
             raise ValueError("a database URL must start with postgresql:// or postgres://")

@@ -27,6 +27,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import set_json_loads
 from psycopg_pool import AsyncConnectionPool
 
+from open_langgraph.storage._encrypted import EncryptedRecords
 from open_langgraph.storage._store import swept
 from open_langgraph.storage.backend import postgres_switch
 from open_langgraph.storage.base import Storage, StoreSettings
@@ -65,7 +66,9 @@ def connection_kwargs() -> dict[str, Any]:
     return {"autocommit": True, "prepare_threshold": prepare_threshold(), "row_factory": dict_row}
 
 
-class PostgresStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Storage):
+class PostgresStorage(
+    EncryptedRecords, AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Storage
+):
     """Storage in a PostgreSQL database named by a `postgresql://` URL."""
 
     checkpointer: PostgresCheckpointer

@@ -1,5 +1,6 @@
 """The official `AsyncPostgresSaver`, without the per-run signature cost (`storage/_saver.py`)
-and without its process-wide lock when it draws connections from a pool."""
+and without its process-wide lock when it draws connections from a pool; encrypting when
+`encryption.path` is configured (`storage/_encrypted_saver.py`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from typing import Any
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg_pool import AsyncConnectionPool
 
+from open_langgraph.storage._encrypted_saver import EncryptedCheckpoints
 from open_langgraph.storage._saver import PrecomputedSignature
 
 
-class PostgresCheckpointer(PrecomputedSignature, AsyncPostgresSaver):
+class PostgresCheckpointer(PrecomputedSignature, EncryptedCheckpoints, AsyncPostgresSaver):
+    inlines_primitives = True
+
     def __init__(self, conn: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(conn, *args, **kwargs)
         if isinstance(conn, AsyncConnectionPool):

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from open_langgraph.storage._encrypted import EncryptedRecords
 from open_langgraph.storage.base import Storage, StoreSettings
 from open_langgraph.storage.filters import json_contains, json_matches_auth_filter
 from open_langgraph.storage.sqlite._inline import WalCheckpointer, connect_inline
@@ -108,7 +109,9 @@ CREATE INDEX IF NOT EXISTS crons_thread ON crons (thread_id);
 """
 
 
-class SqliteStorage(AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Storage):
+class SqliteStorage(
+    EncryptedRecords, AssistantsMixin, ThreadsMixin, RunsMixin, CronsMixin, Storage
+):
     """Storage in one SQLite file, by default `./.olg/olg.db`."""
 
     @classmethod
