@@ -26,7 +26,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.fixtures.backend import POSTGRES_REDIS, ServerDatabase, selected
+from tests.fixtures.backend import POSTGRES, POSTGRES_REDIS, ServerDatabase, selected
 from tests.fixtures.server import ServerProcess, write_config
 
 pytestmark = pytest.mark.e2e
@@ -106,11 +106,12 @@ def _tenant(name: str) -> dict[str, str]:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[ServerProcess]:
-    if selected() == POSTGRES_REDIS:
-        pytest.skip("encryption is refused in queue mode (test_queue_mode_refuses_it)")
     (tmp_path / "encryption.py").write_text(ENCRYPTION)
     config = write_config(tmp_path, encryption={"path": "./encryption.py:encryption"})
-    server = ServerProcess(config, tmp_path / "olg.db", tmp_path / "server.log")
+    # Queue mode refuses encryption (test_queue_mode_refuses_it): its pass runs these tests on
+    # PostgreSQL in one process, the other backend encryption has.
+    backend = POSTGRES if selected() == POSTGRES_REDIS else None
+    server = ServerProcess(config, tmp_path / "olg.db", tmp_path / "server.log", backend=backend)
     server.start()
     yield server
     server.close()
