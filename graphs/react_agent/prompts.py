@@ -18,7 +18,7 @@ SYSTEM_TIME_PLACEHOLDER = "{system_time}"
 
 
 def render_system_prompt(template: str, now: datetime | None = None) -> str:
-    """The template with `{system_time}` replaced by today's UTC date.
+    """The template with `{system_time}` replaced by today's UTC date and weekday.
 
     Plain replacement rather than `str.format`, so a user's prompt may contain other braces
     (JSON examples, code) without failing the run. The date, not the time: an embedded model
@@ -28,4 +28,6 @@ def render_system_prompt(template: str, now: datetime | None = None) -> str:
     is one `get_current_time` call away.
     """
     moment = now or datetime.now(tz=UTC)
-    return template.replace(SYSTEM_TIME_PLACEHOLDER, moment.date().isoformat())
+    # With the weekday: a small model asked "what day is it" cannot work it out from a date.
+    today = f"{moment.date().isoformat()} ({moment.strftime('%A')})"
+    return template.replace(SYSTEM_TIME_PLACEHOLDER, today)

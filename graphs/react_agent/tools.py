@@ -66,12 +66,22 @@ def get_current_time(
         Field(description="IANA time zone such as Europe/Lisbon; UTC if omitted.", max_length=64),
     ] = None,
 ) -> str:
-    """The current date and time."""
+    """The current weekday, date, time and time zone."""
     try:
         zone = ZoneInfo(timezone) if timezone else UTC
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ToolException(f"unknown time zone {timezone!r}; use a name like Asia/Tokyo") from exc
-    return datetime.now(tz=zone).isoformat(timespec="seconds")
+    return describe_moment(datetime.now(tz=zone), timezone or "UTC")
+
+
+def describe_moment(moment: datetime, zone_name: str) -> str:
+    """Spelled out, weekday first: a small model copies words from a tool's answer reliably,
+    and could not derive "Thursday" from an ISO timestamp."""
+    offset = moment.strftime("%z")
+    return (
+        f"{moment.strftime('%A')}, {moment.date().isoformat()}, "
+        f"{moment.strftime('%H:%M:%S')} in {zone_name} (UTC{offset[:3]}:{offset[3:]})"
+    )
 
 
 for _tool in (search_tool, calculator, get_current_time):

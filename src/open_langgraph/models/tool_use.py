@@ -27,6 +27,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCa
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 
+#: Ends an answer the model's token limit cut off.
+CUT_MARKER = " … [cut off: the answer reached the model's token limit]"
+
 ANSWER_FROM_EARLIER_RESULT = (
     "You already called {name} with these arguments in this turn, and its result is above. "
     "Do not call it again: answer the question now from the results you have."
@@ -134,7 +137,7 @@ async def decide_turn(
         if forced.tool_calls:
             reply = forced
     if not reply.tool_calls:
-        return reply
+        return marked_if_cut(reply)
     fresh = [c for c in reply.tool_calls if earlier_result(messages, c) is None]
     if fresh:
         return reply if len(fresh) == len(reply.tool_calls) else _with_calls(reply, fresh)
@@ -146,12 +149,26 @@ async def decide_turn(
     if not text:  # still no answer: the user at least gets what the tool found
         earlier = earlier_result(messages, repeated)
         text = f"Here is what {repeated['name']} found: {_text(earlier) if earlier else ''}"
-    return AIMessage(
-        content=text,
-        id=answer.id or reply.id,
-        response_metadata={**answer.response_metadata, "repeated_call": repeated["name"]},
-        usage_metadata=answer.usage_metadata,
+    return marked_if_cut(
+        AIMessage(
+            content=text,
+            id=answer.id or reply.id,
+            response_metadata={**answer.response_metadata, "repeated_call": repeated["name"]},
+            usage_metadata=answer.usage_metadata,
+        )
     )
+
+
+def marked_if_cut(answer: AIMessage) -> AIMessage:
+    """An answer the model stopped writing at its token limit ends mid-sentence; the reader
+    is told so rather than left to guess (`finish_reason` "length", as OpenAI and the
+    embedded models report it)."""
+    if answer.response_metadata.get("finish_reason") != "length":
+        return answer
+    text = _text(answer).rstrip()
+    if not text or text.endswith(CUT_MARKER):
+        return answer
+    return answer.model_copy(update={"content": f"{text}{CUT_MARKER}"})
 
 
 def _answering(model: BaseChatModel, tools: Sequence[BaseTool]) -> Runnable[Any, BaseMessage]:

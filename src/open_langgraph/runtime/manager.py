@@ -381,7 +381,10 @@ class RunManager:
             # Closed only now, so a stream's client sees a storage failure's error event.
             handle.stream.close()
             handle.outcome = outcome
-            self._handles.pop(handle.run_id, None)
+            # A queue worker may hold a newer attempt of the same run by now (it handed this
+            # one back and claimed the run again): that handle stays.
+            if self._handles.get(handle.run_id) is handle:
+                del self._handles[handle.run_id]
             self._broker.discard(handle.run_id)
             if handle.released is not None:
                 if handle.observation is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolCall, ToolMessage
@@ -16,6 +17,7 @@ from graphs.react_agent import graph
 from graphs.react_agent.prompts import SYSTEM_PROMPT, render_system_prompt
 from open_langgraph.models.tool_use import (
     ANSWER_FROM_EARLIER_RESULT,
+    CUT_MARKER,
     NEVER_RAN,
     answer_unanswered_calls,
     names_a_tool,
@@ -173,3 +175,52 @@ def test_a_call_without_a_result_is_shown_to_the_model_as_never_run() -> None:
     assert (never.tool_call_id, never.content, never.status) == ("b", NEVER_RAN, "error")
     assert answer_unanswered_calls(shown) == shown
     assert len(thread) == 4  # the thread itself is not changed
+
+
+async def test_an_answer_cut_at_the_token_limit_says_so(
+    script: ModelScript, searches: list[str]
+) -> None:
+    """A reply that ran out of tokens (finish_reason "length") ends with a marker, whether it
+    came straight or through the repeated-call path, where the 1.5B model copied a long result."""
+    cut = {"finish_reason": "length"}
+    script(
+        tool_call("search", "s1", query="LangGraph"),
+        tool_call("search", "s2", query="LangGraph"),
+        AIMessage("LangGraph is a graph library that lets you", response_metadata=cut),
+    )
+    repeated = (await graph.ainvoke(QUESTION))["messages"][-1]
+    assert repeated.content == "LangGraph is a graph library that lets you" + CUT_MARKER
+    assert repeated.response_metadata["repeated_call"] == "search"
+
+    script(AIMessage("The answer is", response_metadata=cut))
+    direct = (await graph.ainvoke(QUESTION))["messages"][-1]
+    assert direct.content == "The answer is" + CUT_MARKER
+
+    script(AIMessage("A whole answer.", response_metadata={"finish_reason": "stop"}))
+    whole = (await graph.ainvoke(QUESTION))["messages"][-1]
+    assert whole.content == "A whole answer."
+
+
+def test_dates_come_with_their_weekday() -> None:
+    """Weekday questions were answered with the wrong day: the prompt and the clock tool now
+    name it."""
+    moment = datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC)
+    assert "Today's date: 2026-11-26 (Thursday)" in render_system_prompt(SYSTEM_PROMPT, moment)
+    assert react_tools.describe_moment(moment, "UTC") == (
+        "Thursday, 2026-11-26, 09:05:07 in UTC (UTC+00:00)"
+    )
+    tokyo = moment.astimezone(ZoneInfo("Asia/Tokyo"))
+    assert react_tools.describe_moment(tokyo, "Asia/Tokyo") == (
+        "Thursday, 2026-11-26, 18:05:07 in Asia/Tokyo (UTC+09:00)"
+    )
+    answer = react_tools.get_current_time.invoke({"timezone": "Europe/Lisbon"})
+    assert answer.split(",")[0] in {
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    }
+    assert "in Europe/Lisbon (UTC+0" in answer
