@@ -6,9 +6,13 @@ import contextlib
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from open_langgraph.storage.base import Storage, StoreSettings
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.serde.base import SerializerProtocol
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 #: The PostgreSQL backend's on/off environment switches, with their defaults; see
@@ -56,10 +60,15 @@ def database_label(database_url: str | None, db_path: Path) -> str:
 
 @contextlib.asynccontextmanager
 async def open_storage(
-    database_url: str | None, db_path: Path, store: StoreSettings | None = None
+    database_url: str | None,
+    db_path: Path,
+    store: StoreSettings | None = None,
+    *,
+    serde: SerializerProtocol | None = None,
 ) -> AsyncIterator[Storage]:
     """Open and migrate the chosen backend; SQLite at `db_path` unless a URL is given.
-    `store` configures LangGraph's store (semantic index, TTL) opened with it.
+    `store` configures LangGraph's store (semantic index, TTL) opened with it, `serde` the
+    checkpointer's serializer (`checkpoint_serde.py`; None keeps the saver's default).
 
     The PostgreSQL modules are imported only when used, so SQLite-only installs never need
     psycopg.
@@ -69,10 +78,10 @@ async def open_storage(
             raise ValueError("a database URL must start with postgresql:// or postgres://")
         from open_langgraph.storage.postgres import PostgresStorage
 
-        async with PostgresStorage.from_url(database_url, store=store) as storage:
+        async with PostgresStorage.from_url(database_url, store=store, serde=serde) as storage:
             yield storage
         return
     from open_langgraph.storage.sqlite import SqliteStorage
 
-    async with SqliteStorage.from_path(db_path, store) as sqlite_storage:
+    async with SqliteStorage.from_path(db_path, store, serde=serde) as sqlite_storage:
         yield sqlite_storage
