@@ -12,10 +12,10 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from open_langgraph import __version__, exit_codes
-from open_langgraph.config import ConfigError, find_config_file, load_config
+from open_langgraph.config import AppConfig, ConfigError, find_config_file, load_config
 from open_langgraph.extras import needs_extra
 from open_langgraph.worker_cli import (
     add_log_format_argument,
@@ -26,6 +26,9 @@ from open_langgraph.worker_cli import (
     worker_main,
     worker_processes,
 )
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8123
@@ -175,6 +178,7 @@ def _serve(args: argparse.Namespace) -> int:
         # Likewise encryption: data is never stored in plaintext for want of it.
         encryption = load_encryption(config)
         store = store_settings(config.path, config.store, sqlite=not args.database_url)
+        custom_app = _custom_app(config)
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
@@ -239,6 +243,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     # Before serving, so `/ui/...` answers from the first request (a WARNING if it cannot).
     generative_ui = build_generative_ui(config)
+    for note in config.ignored:
+        logging.getLogger("open_langgraph").warning("%s: %s", config.path.name, note)
     if auth is None and not is_loopback_host(args.host):
         logging.getLogger("open_langgraph").warning(
             "serving on %s without authentication: anyone who can reach this address can "
@@ -246,7 +252,7 @@ def _serve(args: argparse.Namespace) -> int:
             args.host,
             config.path.name,
         )
-    from open_langgraph.server.app import ServerSettings, create_app
+    from open_langgraph.server.app import ServerSettings, create_app, served_app
 
     settings = ServerSettings(
         config=config,
@@ -260,8 +266,9 @@ def _serve(args: argparse.Namespace) -> int:
         store=store,
         encryption=encryption,
         generative_ui=generative_ui,
+        custom_app=custom_app,
     )
-    app = create_app(settings, graphs)
+    app = served_app(create_app(settings, graphs), settings)
     _tune_garbage_collector()
     print(
         f"olg: serving {', '.join(graphs.graph_ids)} on http://{args.host}:{args.port} "
@@ -290,6 +297,16 @@ def _serve(args: argparse.Namespace) -> int:
         print("olg: start-up failed (the error is above); nothing was served", file=sys.stderr)
         return exit_codes.STARTUP_FAILED
     return 0
+
+
+def _custom_app(config: AppConfig) -> Starlette | None:
+    """The config's `http.app`, imported (after `dependencies` are on `sys.path`); None
+    without one. Only then is the server's app module imported here."""
+    if config.http.app is None:
+        return None
+    from open_langgraph.server.custom_app import load_custom_app
+
+    return load_custom_app(config)
 
 
 def _exit_on_signal(signum: int, frame: Any) -> None:

@@ -14,9 +14,20 @@ from typing import Any, Literal
 
 from dotenv import dotenv_values
 
+from open_langgraph.checkpointer_config import (
+    CHECKPOINTER_KEYS,
+    CheckpointerExtras,
+    parse_checkpointer_extras,
+)
 from open_langgraph.config_errors import ConfigError
 from open_langgraph.genui_config import GenerativeUiConfig, parse_generative_ui
+from open_langgraph.http_config import HTTP_KEYS, HttpConfig, parse_http
 from open_langgraph.store_config import StoreConfig, parse_store
+from open_langgraph.webhook_config import (
+    DEFAULT_ENV_PREFIX,
+    parse_allowed_fields,
+    render_headers,
+)
 
 CONFIG_FILE_NAMES = ("open_langgraph.json", "langgraph.json")
 CONFIG_ENV_VAR = "OLG_CONFIG"
@@ -73,7 +84,14 @@ class WebhookConfig:
     disable_private_ips: bool = True
     max_url_length: int = 4096
     headers: dict[str, str] = field(default_factory=dict)
+    """Sent with every webhook; `${{ env.NAME }}` templates already replaced."""
     enabled: bool = True
+    allowed_fields: frozenset[str] | None = None
+    """`webhooks.allowed_fields`: the only payload fields sent; None sends them all."""
+
+
+#: `checkpointer.ttl.sweep_limit` when not given.
+DEFAULT_SWEEP_LIMIT = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +105,9 @@ class ThreadTTLConfig:
     strategy: Literal["delete", "keep_latest"] = "delete"
     default_ttl: float | None = None
     sweep_interval_minutes: float = 5.0
+    #: Most threads one sweep deletes or prunes (the Platform's default is 10000; ours is
+    #: lower since SQLite serves requests on the connection a long sweep would hold).
+    sweep_limit: int = DEFAULT_SWEEP_LIMIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +156,11 @@ class AppConfig:
     """`encryption.path`: the `langgraph_sdk.Encryption` object to load (`encryption/`)."""
     generative_ui: GenerativeUiConfig = field(default_factory=GenerativeUiConfig)
     """`ui` and `ui_config`: the generative UI components to build and serve (`genui/`)."""
+    http: HttpConfig = field(default_factory=HttpConfig)
+    checkpointer: CheckpointerExtras = field(default_factory=CheckpointerExtras)
+    ignored: tuple[str, ...] = ()
+    """Keys accepted without effect here, one sentence each, which `olg serve` logs as
+    warnings (they cannot be logged while loading: logging is set up later)."""
 
     @property
     def base_dir(self) -> Path:
@@ -199,29 +225,63 @@ def load_config(path: Path) -> AppConfig:
         "image_distro",
         "checkpointer",
         "node_version",
+        "_INTERNAL_docker_tag",
         "$schema",
+        # Platform keys accepted without effect here (`_ignored_top_level`).
+        *_IGNORED_TOP_LEVEL,
     }
     for key in raw:
         if key not in known:
             raise ConfigError(path, key, f"unknown key; expected one of {sorted(known)}")
 
     base = path.parent
+    env = _parse_env(path, base, raw.get("env", {}))
+    http = parse_http(path, raw.get("http"))
+    if http.app is not None:
+        split_target(path, "http.app", http.app)
+    checkpointer = parse_checkpointer_extras(path, raw.get("checkpointer"))
+    store = parse_store(path, raw.get("store"))
     return AppConfig(
         path=path,
         graphs=_parse_graphs(path, raw.get("graphs")),
         dependencies=_parse_dependencies(path, base, raw.get("dependencies", [])),
-        env=_parse_env(path, base, raw.get("env", {})),
+        env=env,
         auth_path=_parse_auth(path, raw.get("auth")),
         cors=_parse_cors(path, raw.get("http")),
         default_config=_parse_default_config(path, raw.get("default_config", {})),
-        webhooks=_parse_webhooks(path, raw.get("webhooks"), raw.get("http")),
+        webhooks=_parse_webhooks(path, raw.get("webhooks"), raw.get("http"), env),
         thread_ttl=_parse_thread_ttl(path, raw.get("checkpointer")),
         hosts=_parse_hosts(path, raw.get("http")),
         limits=_parse_limits(path, raw.get("limits")),
-        store=parse_store(path, raw.get("store")),
+        store=store,
+        http=http,
+        checkpointer=checkpointer,
+        ignored=(*_ignored_top_level(path, raw), *checkpointer.ignored, *store.ignored),
         encryption_path=_parse_encryption(path, raw.get("encryption")),
         generative_ui=parse_generative_ui(path, raw.get("ui"), raw.get("ui_config")),
     )
+
+
+#: Top-level Platform keys with no effect here, and why (logged once at start-up).
+_IGNORED_TOP_LEVEL = {
+    "priority": "`priority` is ignored: runs here are started in the order they are queued, "
+    "with no per-thread priority function",
+    "source": "`source` is ignored: it tells LangGraph's image build where the uv project "
+    "is; here the project is whatever Python environment runs olg",
+}
+
+
+def _ignored_top_level(path: Path, raw: dict[str, Any]) -> list[str]:
+    """The warnings for the keys of `_IGNORED_TOP_LEVEL` in `raw`, their shape checked."""
+    priority = raw.get("priority")
+    if priority is not None and not (
+        isinstance(priority, dict) and isinstance(priority.get("path", ""), str)
+    ):
+        raise ConfigError(path, "priority", "must be an object like {'path': './p.py:priority'}")
+    source = raw.get("source")
+    if source is not None and not isinstance(source, dict):
+        raise ConfigError(path, "source", "must be an object like {'kind': 'uv', 'root': '.'}")
+    return [note for key, note in _IGNORED_TOP_LEVEL.items() if raw.get(key) is not None]
 
 
 def split_target(config_path: Path, key: str, target: Any) -> tuple[str, str]:
@@ -325,7 +385,7 @@ def _parse_encryption(path: Path, value: Any) -> str | None:
     return str(value["path"])
 
 
-_HTTP_KEYS = ["cors", "disable_webhooks", "allowed_hosts"]
+_HTTP_KEYS = ["cors", "disable_webhooks", "allowed_hosts", *HTTP_KEYS]
 
 
 def _parse_cors(path: Path, value: Any) -> CorsConfig | None:
@@ -393,7 +453,7 @@ def _parse_default_config(path: Path, value: Any) -> dict[str, Any]:
     return value
 
 
-def _parse_webhooks(path: Path, value: Any, http: Any) -> WebhookConfig:
+def _parse_webhooks(path: Path, value: Any, http: Any, env: dict[str, str]) -> WebhookConfig:
     disabled = isinstance(http, dict) and http.get("disable_webhooks", False)
     if not isinstance(disabled, bool):
         raise ConfigError(path, "http.disable_webhooks", "must be true or false")
@@ -401,16 +461,22 @@ def _parse_webhooks(path: Path, value: Any, http: Any) -> WebhookConfig:
         return WebhookConfig(enabled=not disabled)
     if not isinstance(value, dict):
         raise ConfigError(path, "webhooks", "must be an object")
-    unknown = set(value) - {"url", "headers"}
+    known_keys = ("url", "headers", "env_prefix", "allowed_fields")
+    unknown = set(value) - set(known_keys)
     if unknown:
         raise ConfigError(
-            path, "webhooks", f"unknown keys {sorted(unknown)}; expected url, headers"
+            path, "webhooks", f"unknown keys {sorted(unknown)}; expected {', '.join(known_keys)}"
         )
     headers = value.get("headers", {})
     if not isinstance(headers, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
     ):
         raise ConfigError(path, "webhooks.headers", "must be an object of string values")
+    env_prefix = value.get("env_prefix", DEFAULT_ENV_PREFIX)
+    if not isinstance(env_prefix, str):
+        raise ConfigError(path, "webhooks.env_prefix", "must be a string")
+    # The process's environment wins over the config's `env`, as when `olg serve` applies it.
+    headers = render_headers(path, headers, env_prefix, {**env, **os.environ})
     url = value.get("url", {})
     if not isinstance(url, dict):
         raise ConfigError(path, "webhooks.url", "must be an object")
@@ -438,6 +504,7 @@ def _parse_webhooks(path: Path, value: Any, http: Any) -> WebhookConfig:
         max_url_length=length,
         headers=dict(headers),
         enabled=not disabled,
+        allowed_fields=parse_allowed_fields(path, value.get("allowed_fields")),
         **{flag: url[flag] for flag in flags if flag in url},
     )
 
@@ -449,23 +516,23 @@ def _positive_minutes(path: Path, key: str, value: Any) -> float:
 
 
 def _parse_thread_ttl(path: Path, checkpointer: Any) -> ThreadTTLConfig:
-    """`checkpointer.ttl`, the one `checkpointer` key implemented; the others (`serde`, ...)
-    are refused rather than accepted and ignored."""
+    """`checkpointer.ttl`; the other `checkpointer` keys are checkpointer_config.py's."""
     if checkpointer is None:
         return ThreadTTLConfig()
     if not isinstance(checkpointer, dict):
         raise ConfigError(path, "checkpointer", "must be an object")
+    known_keys = ("ttl", *CHECKPOINTER_KEYS)
     for key in checkpointer:
-        if key != "ttl":
+        if key not in known_keys:
             raise ConfigError(
-                path, f"checkpointer.{key}", "is not supported; only checkpointer.ttl is"
+                path, f"checkpointer.{key}", f"unknown key; expected one of {list(known_keys)}"
             )
     ttl = checkpointer.get("ttl")
     if ttl is None:
         return ThreadTTLConfig()
     if not isinstance(ttl, dict):
         raise ConfigError(path, "checkpointer.ttl", "must be an object")
-    known = {"strategy", "default_ttl", "sweep_interval_minutes"}
+    known = {"strategy", "default_ttl", "sweep_interval_minutes", "sweep_limit"}
     if set(ttl) - known:
         raise ConfigError(
             path,
@@ -476,15 +543,21 @@ def _parse_thread_ttl(path: Path, checkpointer: Any) -> ThreadTTLConfig:
     if strategy not in ("delete", "keep_latest"):
         raise ConfigError(path, "checkpointer.ttl.strategy", 'must be "delete" or "keep_latest"')
     default_ttl = ttl.get("default_ttl")
+    sweep_limit = ttl.get("sweep_limit")
+    if sweep_limit is None:
+        sweep_limit = DEFAULT_SWEEP_LIMIT
+    if isinstance(sweep_limit, bool) or not isinstance(sweep_limit, int) or sweep_limit < 1:
+        raise ConfigError(path, "checkpointer.ttl.sweep_limit", "must be a positive integer")
     return ThreadTTLConfig(
         strategy=strategy,
+        sweep_limit=sweep_limit,
         default_ttl=None
         if default_ttl is None
         else _positive_minutes(path, "checkpointer.ttl.default_ttl", default_ttl),
         sweep_interval_minutes=_positive_minutes(
             path,
             "checkpointer.ttl.sweep_interval_minutes",
-            ttl.get("sweep_interval_minutes", 5.0),
+            5.0 if ttl.get("sweep_interval_minutes") is None else ttl["sweep_interval_minutes"],
         ),
     )
 

@@ -7,7 +7,9 @@ The keys are langgraph.json's, so an existing file is served unchanged:
         "index": {"embed": "openai:text-embedding-3-small", "dims": 1536, "fields": ["$"]}
     }
 
-Only the shape is checked here; the embedding function `index.embed` names is loaded when
+langgraph-api's `path` (a custom `BaseStore`) is accepted and ignored, with a start-up
+warning: the store is the server database's own. Only the shape is checked here; the
+embedding function `index.embed` names is loaded when
 the server starts (`store_embeddings.py`), so a config can be validated without its
 provider's package installed.
 """
@@ -48,6 +50,15 @@ class StoreIndexConfig:
 class StoreConfig:
     ttl: StoreTTLConfig | None = None
     index: StoreIndexConfig | None = None
+    ignored: tuple[str, ...] = ()
+    """Why keys given here have no effect (`path`), for the start-up warning."""
+
+
+#: langgraph-api's `store.path` (a custom `BaseStore`), accepted without effect.
+_PATH_IGNORED = (
+    "`store.path` is ignored: the store lives in the server's own SQLite or PostgreSQL "
+    "database, whose items the server also sweeps (TTL) and indexes itself"
+)
 
 
 def _positive(path: Path, key: str, value: Any) -> float:
@@ -80,7 +91,9 @@ def _parse_ttl(path: Path, value: Any) -> StoreTTLConfig | None:
         else _positive(path, "store.ttl.default_ttl", default_ttl),
         refresh_on_read=refresh,
         sweep_interval_minutes=_positive(
-            path, "store.ttl.sweep_interval_minutes", value.get("sweep_interval_minutes", 5.0)
+            path,
+            "store.ttl.sweep_interval_minutes",
+            5.0 if value.get("sweep_interval_minutes") is None else value["sweep_interval_minutes"],
         ),
     )
 
@@ -120,7 +133,11 @@ def parse_store(path: Path, value: Any) -> StoreConfig:
         return StoreConfig()
     if not isinstance(value, dict):
         raise ConfigError(path, "store", "must be an object")
-    _only(path, "store", value, {"ttl", "index"})
+    _only(path, "store", value, {"ttl", "index", "path"})
+    if "path" in value and not isinstance(value["path"], str):
+        raise ConfigError(path, "store.path", "must be a string")
     return StoreConfig(
-        ttl=_parse_ttl(path, value.get("ttl")), index=_parse_index(path, value.get("index"))
+        ttl=_parse_ttl(path, value.get("ttl")),
+        index=_parse_index(path, value.get("index")),
+        ignored=(_PATH_IGNORED,) if value.get("path") else (),
     )

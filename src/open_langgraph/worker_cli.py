@@ -254,6 +254,7 @@ async def _work(
     from open_langgraph.runtime.queue_mode import open_bus, running_worker
     from open_langgraph.runtime.webhooks import WebhookSender
     from open_langgraph.storage.backend import open_storage
+    from open_langgraph.storage.checkpoint_serde import checkpoint_serializer
 
     install_log_redaction()
     observed_runs.install()
@@ -264,7 +265,12 @@ async def _work(
     watcher = asyncio.create_task(_stop_when_orphaned(stop))
     webhooks = WebhookSender(config.webhooks)
     async with (
-        open_storage(database_url, Path(), store) as storage,
+        open_storage(
+            database_url,
+            Path(),
+            store,
+            serde=checkpoint_serializer(config.checkpointer.serde),
+        ) as storage,
         open_bus(settings, database_url) as bus,
     ):
         graphs.bind(storage.checkpointer, storage.store)

@@ -30,10 +30,19 @@ def webhook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
         directory,
         webhooks={
             "url": {"disable_loopback": False},
-            "headers": {"X-Webhook-Secret": "s3cret"},
+            "headers": {
+                "X-Webhook-Secret": "s3cret",
+                # Resolved from the environment at start-up (default env_prefix LG_WEBHOOK_).
+                "X-Signed": "v1=${{ env.LG_WEBHOOK_SIGNING_KEY }};${{env.LG_WEBHOOK_KEY_ID}}",
+            },
         },
     )
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
+    process = ServerProcess(
+        config,
+        directory / "olg.db",
+        directory / "server.log",
+        env={"LG_WEBHOOK_SIGNING_KEY": "from-env", "LG_WEBHOOK_KEY_ID": "k1"},
+    )
     process.start()
     yield process
     process.close()
@@ -76,6 +85,7 @@ async def test_a_finished_run_posts_itself_to_its_webhook(
     assert "error" not in body
     headers = next(h for path, _, h in listener.received if path == "/done")
     assert headers["X-Webhook-Secret"] == "s3cret"
+    assert headers["X-Signed"] == "v1=from-env;k1"
     assert headers["Content-Type"] == "application/json"
 
 
@@ -128,3 +138,41 @@ async def test_webhook_policy_still_refuses_link_local_and_bad_urls(client: Lang
         )
         assert response.status_code == 422, url
         assert "webhook" in response.json()["detail"]
+
+
+@pytest.fixture(scope="module")
+def trimmed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """`env_prefix` of its own, and `allowed_fields` cutting the payload down."""
+    directory: Path = tmp_path_factory.mktemp("olg-webhooks-trimmed")
+    config = write_config(
+        directory,
+        webhooks={
+            "url": {"disable_loopback": False},
+            "env_prefix": "OLG_HOOK_",
+            "headers": {"Authorization": "Bearer ${{ env.OLG_HOOK_TOKEN }}"},
+            "allowed_fields": ["run_id", "status", "values"],
+        },
+    )
+    process = ServerProcess(
+        config, directory / "olg.db", directory / "server.log", env={"OLG_HOOK_TOKEN": "t-1"}
+    )
+    process.start()
+    yield process
+    process.close()
+
+
+async def test_env_prefix_and_allowed_fields(trimmed_server: ServerProcess, listener: Listener):
+    client = get_client(url=trimmed_server.url)
+    try:
+        run = await client.runs.wait(
+            None, "counter", input={"count": 0}, webhook=listener.url("/trimmed")
+        )
+    finally:
+        await client.http.client.aclose()
+    assert run["count"] == 2
+    await _wait_for(lambda: listener.posts_to("/trimmed"))
+    body = listener.posts_to("/trimmed")[0]
+    assert set(body) == {"run_id", "status", "values"}
+    assert body["status"] == "success"
+    headers = next(h for path, _, h in listener.received if path == "/trimmed")
+    assert headers["Authorization"] == "Bearer t-1"

@@ -1,6 +1,7 @@
 """How `olg serve` serves the page: `/` redirects to `/ui/`, deep links get the page, assets are
 cached for good, a missing file is a JSON 404; with auth configured the page itself is open,
-asks for a token when the API answers 401, and sends it."""
+asks for a token when the API answers 401, and sends it; under `http.mount_prefix` the page,
+its assets and the API it calls are all under the prefix."""
 
 from __future__ import annotations
 
@@ -75,3 +76,26 @@ def test_with_auth_the_page_asks_for_a_token_and_sends_it(
     for key, status in (("key-a", 200), ("key-b", 404)):
         got = httpx.get(f"{url}/threads/{thread_id}", headers={"x-api-key": key})
         assert got.status_code == status
+
+
+def test_under_a_mount_prefix_the_page_and_its_api_move_there(
+    page: Page, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    process = ui_server(tmp_path_factory.mktemp("ui-prefix"), http={"mount_prefix": "/lg"})
+    try:
+        with httpx.Client(base_url=process.url) as http:
+            assert http.get("/lg/").headers["location"] == "/lg/ui/"
+            html = http.get("/lg/ui/").text
+            script = html.split('src="')[1].split('"')[0]
+            assert script.startswith("/lg/ui/assets/")
+            assert http.get(script).status_code == 200
+            assert http.get("/ui/").status_code == 404
+        page.goto(f"{process.url}/lg/ui/#/chat?assistant=echo_agent")
+        expect(page.locator("#assistant-select option:checked")).to_have_text("echo_agent")
+        send(page, "under a prefix")
+        expect(page.get_by_role("status")).to_have_text(DONE)
+        expect(page.get_by_role("log").locator(".msg.ai")).to_contain_text(
+            "You said: under a prefix"
+        )
+    finally:
+        process.close()

@@ -183,7 +183,33 @@ def _store_ttl_bad(d: Path) -> Case:
     return Case(_config(d, text), "store.ttl.default_ttl", "positive number of minutes")
 
 
+def _http_app_not_an_app(d: Path) -> Case:
+    _write(d, "agent.py", GOOD_GRAPH)
+    _write(d, "webapp.py", "def app(scope, receive, send):\n    pass\n")
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "http": {"app": "./webapp.py:app"}}'
+    return Case(_config(d, text), "http.app", "is a function, not a Starlette or FastAPI app")
+
+
+def _http_app_javascript(d: Path) -> Case:
+    _write(d, "agent.py", GOOD_GRAPH)
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "http": {"app": "./app.ts:app"}}'
+    return Case(_config(d, text), "http.app", "JavaScript")
+
+
+def _webhook_header_env_missing(d: Path) -> Case:
+    text = (
+        '{"graphs": {"agent": "./agent.py:graph"}, "webhooks": {"headers": '
+        '{"Authorization": "Bearer ${{ env.LG_WEBHOOK_OLG_T_UNSET }}"}}}'
+    )
+    return Case(
+        _config(d, text), "webhooks.headers.Authorization", "'LG_WEBHOOK_OLG_T_UNSET' is not set"
+    )
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "http-app-not-an-app": _http_app_not_an_app,
+    "http-app-javascript": _http_app_javascript,
+    "webhook-header-env-missing": _webhook_header_env_missing,
     "store-embed-missing": _store_embed_missing,
     "store-ttl-bad": _store_ttl_bad,
     "auth-file-missing": _auth_file_missing,
@@ -240,6 +266,9 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Case, 
         return {name: (cases[name], future.result()) for name, future in futures.items()}
 
 
+# The first case's setup runs every case (the module fixture): on a loaded 2-core machine the
+# whole batch can take longer than the default per-test timeout.
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("name", list(CASES))
 def test_config_error_exits_2_with_one_line(
     outcomes: dict[str, tuple[Case, Outcome]], name: str

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from open_langgraph.checkpointer_config import SerdeConfig
 from open_langgraph.config import (
     AppConfig,
     ConfigError,
@@ -17,6 +18,8 @@ from open_langgraph.config import (
     find_config_file,
     load_config,
 )
+from open_langgraph.header_patterns import HeaderPatterns
+from open_langgraph.http_config import HttpConfig
 
 GRAPHS = {"agent": "./agent.py:graph"}
 
@@ -540,11 +543,133 @@ BAD_CONFIGS: list[tuple[str, Any, str, str]] = [
         "store.index.fields",
         "non-empty list",
     ),
+    # http: the app, prefix, order and header keys
+    ("http app number", {"graphs": GRAPHS, "http": {"app": 3}}, "http.app", "file.py:app"),
+    ("http app no attr", {"graphs": GRAPHS, "http": {"app": "./web.py"}}, "http.app", "attribute"),
     (
-        "checkpointer serde",
-        {"graphs": GRAPHS, "checkpointer": {"serde": {"pickle_fallback": True}}},
+        "http unknown key",
+        {"graphs": GRAPHS, "http": {"disable_stores": True}},
+        "http.disable_stores",
+        "not supported",
+    ),
+    (
+        "disable flag text",
+        {"graphs": GRAPHS, "http": {"disable_store": "yes"}},
+        "http.disable_store",
+        "true or false",
+    ),
+    (
+        "middleware order",
+        {"graphs": GRAPHS, "http": {"middleware_order": "first"}},
+        "http.middleware_order",
+        "auth_first",
+    ),
+    (
+        "custom route auth text",
+        {"graphs": GRAPHS, "http": {"enable_custom_route_auth": 1}},
+        "http.enable_custom_route_auth",
+        "true or false",
+    ),
+    (
+        "mount prefix relative",
+        {"graphs": GRAPHS, "http": {"mount_prefix": "api"}},
+        "http.mount_prefix",
+        "starting with '/'",
+    ),
+    (
+        "mount prefix query",
+        {"graphs": GRAPHS, "http": {"mount_prefix": "/api?x=1"}},
+        "http.mount_prefix",
+        "path segments",
+    ),
+    (
+        "mount prefix empty segment",
+        {"graphs": GRAPHS, "http": {"mount_prefix": "/a//b"}},
+        "http.mount_prefix",
+        "path segments",
+    ),
+    (
+        "configurable headers list",
+        {"graphs": GRAPHS, "http": {"configurable_headers": ["x-*"]}},
+        "http.configurable_headers",
+        "must be an object",
+    ),
+    (
+        "configurable headers includes string",
+        {"graphs": GRAPHS, "http": {"configurable_headers": {"includes": "x-*"}}},
+        "http.configurable_headers.includes",
+        "list of header names",
+    ),
+    (
+        "logging headers unknown key",
+        {"graphs": GRAPHS, "http": {"logging_headers": {"only": ["a"]}}},
+        "http.logging_headers",
+        "['only']",
+    ),
+    # webhooks
+    (
+        "webhook env prefix number",
+        {"graphs": GRAPHS, "webhooks": {"env_prefix": 1}},
+        "webhooks.env_prefix",
+        "must be a string",
+    ),
+    (
+        "webhook header template not env",
+        {"graphs": GRAPHS, "webhooks": {"headers": {"A": "${{ secrets.X }}"}}},
+        "webhooks.headers.A",
+        "env.LG_WEBHOOK_NAME",
+    ),
+    (
+        "webhook header variable without prefix",
+        {"graphs": GRAPHS, "webhooks": {"headers": {"A": "${{ env.OPENAI_API_KEY }}"}}},
+        "webhooks.headers.A",
+        "must start with webhooks.env_prefix 'LG_WEBHOOK_'",
+    ),
+    (
+        "webhook allowed fields unknown",
+        {"graphs": GRAPHS, "webhooks": {"allowed_fields": ["run_id", "secret"]}},
+        "webhooks.allowed_fields",
+        "unknown fields ['secret']",
+    ),
+    # Platform keys accepted without effect still have a shape
+    ("priority string", {"graphs": GRAPHS, "priority": "./p.py:p"}, "priority", "object"),
+    ("source list", {"graphs": GRAPHS, "source": ["uv"]}, "source", "object"),
+    ("store path number", {"graphs": GRAPHS, "store": {"path": 1}}, "store.path", "string"),
+    (
+        "checkpointer unknown key",
+        {"graphs": GRAPHS, "checkpointer": {"sered": {}}},
+        "checkpointer.sered",
+        "unknown key",
+    ),
+    (
+        "serde pickle text",
+        {"graphs": GRAPHS, "checkpointer": {"serde": {"pickle_fallback": "yes"}}},
+        "checkpointer.serde.pickle_fallback",
+        "true or false",
+    ),
+    (
+        "serde modules flat",
+        {"graphs": GRAPHS, "checkpointer": {"serde": {"allowed_json_modules": ["a", "B"]}}},
+        "checkpointer.serde.allowed_json_modules",
+        "[module, ..., name]",
+    ),
+    (
+        "serde unknown key",
+        {"graphs": GRAPHS, "checkpointer": {"serde": {"pickle": True}}},
         "checkpointer.serde",
-        "only checkpointer.ttl",
+        "['pickle']",
+    ),
+    (
+        "checkpointer backend",
+        {"graphs": GRAPHS, "checkpointer": {"backend": "redis"}},
+        "checkpointer.backend",
+        "mongo",
+    ),
+    (
+        "ttl sweep_limit zero",
+        {"graphs": GRAPHS, "checkpointer": {"ttl": {"sweep_limit": 0}}},
+        "checkpointer.ttl.sweep_limit",
+        "positive integer",
     ),
     (
         "ttl unknown key",
@@ -591,3 +716,88 @@ def test_invalid_json_error_chains_the_parser_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert isinstance(info.value.__cause__, json.JSONDecodeError)
+
+
+# -- keys added for the Platform's schema ---------------------------------------------------
+
+
+def test_http_keys(tmp_path: Path) -> None:
+    http = {
+        "app": "./webapp.py:app",
+        "middleware_order": "auth_first",
+        "enable_custom_route_auth": True,
+        "mount_prefix": "/my-deployment/api/",
+        "disable_store": True,
+        "disable_meta": False,
+        "disable_event_streaming": True,
+        "configurable_headers": {"include": ["x-user-*"], "exclude": ["*token*"]},
+        "logging_headers": {"includes": ["user-agent"]},
+    }
+    config = load_config(write(tmp_path, {"graphs": GRAPHS, "http": http}))
+    assert config.http == HttpConfig(
+        app="./webapp.py:app",
+        middleware_order="auth_first",
+        enable_custom_route_auth=True,
+        mount_prefix="/my-deployment/api",
+        disabled=frozenset({"store", "event_streaming"}),
+        configurable_headers=HeaderPatterns(includes=("x-user-*",), excludes=("*token*",)),
+        logging_headers=HeaderPatterns(includes=("user-agent",)),
+    )
+    assert config.ignored == ()
+    bare = load_config(write(tmp_path, {"graphs": GRAPHS, "http": {"mount_prefix": "/"}}))
+    assert bare.http.mount_prefix is None
+
+
+def test_webhook_header_templates_read_the_environment_and_the_config_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOOK_TOKEN", "from-process")
+    webhooks = {
+        "env_prefix": "HOOK_",
+        "headers": {"Authorization": "Bearer ${{ env.HOOK_TOKEN }}", "X-Id": "${{env.HOOK_ID}}"},
+        "allowed_fields": ["run_id", "status"],
+    }
+    env = {"HOOK_ID": "from-config", "HOOK_TOKEN": "loses"}
+    config = load_config(write(tmp_path, {"graphs": GRAPHS, "webhooks": webhooks, "env": env}))
+    assert config.webhooks.headers == {
+        "Authorization": "Bearer from-process",
+        "X-Id": "from-config",
+    }
+    assert config.webhooks.allowed_fields == frozenset({"run_id", "status"})
+
+
+def test_platform_keys_without_effect_are_accepted_with_a_reason(tmp_path: Path) -> None:
+    content = {
+        "graphs": GRAPHS,
+        "priority": {"path": "./priority.py:priority"},
+        "source": {"kind": "uv", "root": "."},
+        "checkpointer": {"path": "./saver.py:make", "ttl": {"sweep_limit": 50}},
+        "store": {"path": "./store.py:make"},
+    }
+    config = load_config(write(tmp_path, content))
+    assert [note.split("`")[1] for note in config.ignored] == [
+        "priority",
+        "source",
+        "checkpointer.path",
+        "store.path",
+    ]
+    assert all("ignored" in note for note in config.ignored)
+    assert config.thread_ttl.sweep_limit == 50
+
+
+def test_checkpointer_serde(tmp_path: Path) -> None:
+    serde = {
+        "allowed_json_modules": True,
+        "allowed_msgpack_modules": None,
+        "pickle_fallback": True,
+    }
+    config = load_config(write(tmp_path, {"graphs": GRAPHS, "checkpointer": {"serde": serde}}))
+    assert config.checkpointer.serde == SerdeConfig(
+        allowed_json_modules=True, allowed_msgpack_modules=None, pickle_fallback=True
+    )
+    listed = {"allowed_msgpack_modules": [["my_agent.models", "Plan"]]}
+    config = load_config(write(tmp_path, {"graphs": GRAPHS, "checkpointer": {"serde": listed}}))
+    assert config.checkpointer.serde == SerdeConfig(
+        allowed_msgpack_modules=(("my_agent.models", "Plan"),)
+    )
+    assert load_config(write(tmp_path, {"graphs": GRAPHS})).checkpointer.serde is None

@@ -16,11 +16,18 @@ function headers(): Record<string, string> {
   return header === "authorization" ? { authorization: `Bearer ${token}` } : { "x-api-key": token };
 }
 
+/** Where the API is: this page's origin, under the server's `http.mount_prefix` when it has
+ * one (the server names it in a meta tag of the page it serves there). */
+function apiUrl(): string {
+  const meta = document.querySelector('meta[name="olg-mount-prefix"]');
+  return window.location.origin + (meta?.getAttribute("content") ?? "");
+}
+
 /** The SDK client for this page's origin and the current token. */
 export function client(): Client {
   if (!cached) {
     cached = new Client({
-      apiUrl: window.location.origin,
+      apiUrl: apiUrl(),
       apiKey: null,
       defaultHeaders: headers(),
       // The SDK retries failed calls; in a page an error is better shown at once.

@@ -5,7 +5,7 @@ The ids come from a context variable set for the run's task (and so for every ta
 callback it starts), not from each call site. Secrets stay out either way: the server's
 handlers carry `redact.RedactingFilter`, which rewrites the message before any formatter
 sees it, and the JSON lines hold only the message, the logger, the level, the time, the
-traceback (redacted too) and the run's ids.
+traceback (redacted too), the run's ids and, on request lines, the request's `http` fields.
 """
 
 from __future__ import annotations
@@ -65,6 +65,10 @@ class JsonFormatter(logging.Formatter):
             value = getattr(record, field, None)
             if value is not None:
                 line[field] = value
+        # A request line's method, path, status, ms and chosen headers (access_log.py).
+        http = getattr(record, "http", None)
+        if isinstance(http, dict):
+            line["http"] = http
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:

@@ -177,6 +177,13 @@ class WebhookSender:
             with contextlib.suppress(BaseException):
                 await task
 
+    def _fields(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The payload, cut to `webhooks.allowed_fields` when the config names them."""
+        allowed = self.config.allowed_fields
+        if allowed is None:
+            return payload
+        return {key: value for key, value in payload.items() if key in allowed}
+
     async def _deliver(self, url: str, payload: dict[str, Any]) -> None:
         run_id = payload.get("run_id")
         shown = redact_url(url)
@@ -191,7 +198,7 @@ class WebhookSender:
             timeout=self._timeout, follow_redirects=False, transport=self._transport
         ) as client:
             for attempt in range(1, self._attempts + 1):
-                body = dumps({**payload, "webhook_sent_at": utc_now()})
+                body = dumps(self._fields({**payload, "webhook_sent_at": utc_now()}))
                 failure: str
                 try:
                     request = client.build_request(

@@ -8,15 +8,19 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from langgraph_sdk import Auth, Encryption
+from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from open_langgraph import __version__
 from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.config import AppConfig, CorsConfig
 from open_langgraph.genui import GenerativeUi
+from open_langgraph.http_config import HttpConfig
 from open_langgraph.observability import runs as observed_runs
+from open_langgraph.observability.access_log import AccessLog
 from open_langgraph.observability.http import RequestMetrics
 from open_langgraph.observability.metrics import enabled as metrics_enabled
 from open_langgraph.redact import install_log_redaction
@@ -26,10 +30,12 @@ from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
 from open_langgraph.runtime.queue_settings import QueueSettings
 from open_langgraph.runtime.webhooks import WebhookSender
+from open_langgraph.server import custom_app as custom
 from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.mcp import McpEndpoint
+from open_langgraph.server.mount_prefix import MountPrefix
 from open_langgraph.server.request_limits import RequestLimitsMiddleware
 from open_langgraph.server.routes import (
     a2a,
@@ -60,6 +66,7 @@ from open_langgraph.services.event_retention import EventSweeper
 from open_langgraph.services.generative_ui import GenerativeUiService
 from open_langgraph.services.protocol_commands import ProtocolCommands
 from open_langgraph.services.protocol_stream import ProtocolStreams
+from open_langgraph.services.request_headers import serving_headers
 from open_langgraph.services.runs import RunService
 from open_langgraph.services.store import StoreService
 from open_langgraph.services.thread_stream import ThreadStreams
@@ -67,6 +74,7 @@ from open_langgraph.services.thread_ttl import ThreadSweeper
 from open_langgraph.services.threads import ThreadService
 from open_langgraph.storage.backend import database_label, open_storage
 from open_langgraph.storage.base import Storage, StoreSettings
+from open_langgraph.storage.checkpoint_serde import checkpoint_serializer
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +102,8 @@ class ServerSettings:
     plaintext."""
     generative_ui: GenerativeUi | None = None
     """The config's `ui` components as built at start-up (`genui/build.py`); None without."""
+    custom_app: Starlette | None = None
+    """The config's `http.app` (server/custom_app.py, loaded by the CLI); None: none."""
 
 
 # Headers browser clients (Studio, Agent Chat UI) must be able to read across origins.
@@ -118,22 +128,76 @@ def _add_cors(app: FastAPI, cors: CorsConfig | None) -> None:
     )
 
 
-def info_flags(generative_ui: GenerativeUi | None = None) -> dict[str, bool]:
+def _serves_thread_protocol(http: HttpConfig) -> bool:
+    """The thread protocol starts runs, so `disable_runs` removes it too (as on the
+    Platform); `disable_event_streaming` is the Platform's key for it alone."""
+    return http.serves("runs") and http.serves("event_streaming")
+
+
+def info_flags(
+    http: HttpConfig | None = None, generative_ui: GenerativeUi | None = None
+) -> dict[str, bool]:
     """`/info`'s `flags`: the Platform's keys (`assistants`, `crons`, `langsmith`), then the
-    other APIs this server has, each true only when served (`ui` is the built-in web UI,
-    `generative_ui` the config's `ui` components)."""
+    other APIs this server has, each true only when served (`http.disable_*` removes them;
+    `ui` is the built-in web UI, `generative_ui` the config's `ui` components)."""
+    http = http or HttpConfig()
     return {
-        "assistants": True,
-        "crons": True,
+        "assistants": http.serves("assistants"),
+        "crons": http.serves("runs"),  # the cron routes are part of the runs API
         "langsmith": False,  # no LangSmith control plane behind a self-hosted server
-        "store": True,
-        "thread_protocol": True,
-        "mcp": True,
-        "a2a": True,
-        "ui": ui.is_built(),
-        "generative_ui": generative_ui is not None and bool(generative_ui.bundles),
-        "metrics": metrics_enabled(),
+        "store": http.serves("store"),
+        "thread_protocol": _serves_thread_protocol(http),
+        "mcp": http.serves("mcp"),
+        "a2a": http.serves("a2a"),
+        "ui": ui.is_built() and http.serves("ui"),
+        "generative_ui": generative_ui is not None
+        and bool(generative_ui.bundles)
+        and http.serves("ui"),
+        "metrics": metrics_enabled() and http.serves("meta"),
     }
+
+
+def _routers(http: HttpConfig) -> tuple[list[APIRouter], list[APIRouter]]:
+    """The API's routers, less those `http.disable_*` removes, in the order they match:
+    those an `http.app` may not shadow (`/ok`, `/metrics`; FastAPI's `/docs` and
+    `/openapi.json` come before all), then the others, which it may."""
+    front = [meta.health, *([metrics.router] if http.serves("meta") else [])]
+    served = [
+        (meta.router, http.serves("meta")),
+        (assistants.router, http.serves("assistants")),
+        (threads.router, http.serves("threads")),
+        (runs.router, http.serves("runs")),
+        (thread_protocol.router, _serves_thread_protocol(http)),
+        (store.router, http.serves("store")),
+        (crons.router, http.serves("runs")),
+        (mcp.router, http.serves("mcp")),
+        (a2a.router, http.serves("a2a")),
+        # Before the web UI, which serves the rest of `/ui/...`.
+        (genui.router, http.serves("ui")),
+        (ui.router, http.serves("ui")),
+    ]
+    return front, [router for router, on in served if on]
+
+
+class _RequestHeaders:
+    """Keeps each request's headers for the services creating its runs
+    (`services/request_headers.py`: `http.configurable_headers`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        with serving_headers(scope.get("headers", ())):
+            await self.app(scope, receive, send)
+
+
+def served_app(app: FastAPI, settings: ServerSettings) -> ASGIApp:
+    """What uvicorn serves: `app`, under `http.mount_prefix` when the config sets one."""
+    prefix = settings.config.http.mount_prefix
+    return app if prefix is None else MountPrefix(app, prefix)
 
 
 def _add_request_guard(app: FastAPI, settings: ServerSettings) -> None:
@@ -208,7 +272,11 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             stack.callback(observed_runs.uninstall)  # last out: flushes the runs' traces
             storage = await stack.enter_async_context(
                 open_storage(
-                    settings.database_url, settings.db_path, settings.store, settings.encryption
+                    settings.database_url,
+                    settings.db_path,
+                    settings.store,
+                    settings.encryption,
+                    serde=checkpoint_serializer(settings.config.checkpointer.serde),
                 )
             )
             app.state.storage = storage
@@ -234,6 +302,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 webhooks,
                 settings.config.thread_ttl,
                 authorizer,
+                settings.config.http.configurable_headers,
             )
             cron_service = CronService(
                 storage, assistant_service, run_service, webhooks, authorizer
@@ -266,7 +335,10 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 database_label(settings.database_url, settings.db_path),
             )
             try:
-                yield
+                # The custom app's lifespan runs inside ours: up once our services are,
+                # down before them; a state it yields reaches `request.state`.
+                async with custom.custom_lifespan(settings.custom_app) as state:
+                    yield state
             finally:
                 await cron_scheduler.stop()
                 await sweeper.stop()
@@ -274,12 +346,29 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
                 await dispatcher.shutdown()
                 await webhooks.aclose()
 
+    http = settings.config.http
+    docs = {} if http.serves("meta") else {"openapi_url": None, "docs_url": None, "redoc_url": None}
     app = FastAPI(
         title="Open LangGraph",
         version=__version__,
         description="The LangGraph Platform API, self-hosted.",
         lifespan=lifespan,
+        **docs,
     )
+    user_app = settings.custom_app
+    if user_app is not None:
+        # The custom app's routes see the server's `app.state` as their own.
+        app.state = user_app.state
+    front, rest = _routers(http)
+    for router in front:
+        app.include_router(router)
+    # The custom app's routes come next, before the API's others, as on the Platform.
+    custom_routes = None if user_app is None else custom.add_routes(app, user_app)
+    for router in rest:
+        app.include_router(router)
+    app.add_middleware(_RequestHeaders)
+    if user_app is not None and http.middleware_order == "auth_first":
+        custom.add_custom_middleware(app, user_app)
     if settings.encryption is not None:
         from open_langgraph.server.encryption_context import EncryptionContextMiddleware
 
@@ -288,10 +377,18 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     if settings.auth is not None:
         # Inside all but encryption's: a 401 still carries CORS headers, a body read for the
         # handler is bounded.
-        app.add_middleware(AuthMiddleware, auth=settings.auth)
+        unauthenticated = (
+            custom_routes.serves
+            if custom_routes is not None and not http.enable_custom_route_auth
+            else None
+        )
+        app.add_middleware(AuthMiddleware, auth=settings.auth, unauthenticated=unauthenticated)
     # Inside CORS, so a 413 still carries CORS headers a browser client can read.
     app.add_middleware(RequestLimitsMiddleware, limits=settings.config.limits)
     _add_cors(app, settings.config.cors)
+    if user_app is not None and http.middleware_order == "middleware_first":
+        # Before authentication and CORS, as on the Platform; after the request guard.
+        custom.add_custom_middleware(app, user_app)
     _add_request_guard(app, settings)
     # Tracers are opened before the app is built, so that the request spans' middleware
     # exists only when OpenTelemetry is configured (nothing is imported otherwise).
@@ -300,26 +397,13 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         from open_langgraph.observability.otel import RequestSpans
 
         app.add_middleware(RequestSpans, tracing=otel)
+    app.add_middleware(AccessLog, headers=http.logging_headers)
     if metrics_enabled():
         # Outermost: every request is counted and timed, refused ones too.
         app.add_middleware(RequestMetrics)
     install_error_handlers(app)
-    app.state.info_flags = info_flags(settings.generative_ui)
+    if user_app is not None:
+        custom.add_custom_exception_handlers(app, user_app)
+    app.state.info_flags = info_flags(http, settings.generative_ui)
     app.state.generative_ui = settings.generative_ui
-    routers = (
-        meta,
-        metrics,
-        assistants,
-        threads,
-        runs,
-        thread_protocol,
-        store,
-        crons,
-        mcp,
-        a2a,
-        genui,  # before the web UI, which serves the rest of `/ui/...`
-        ui,
-    )
-    for module in routers:
-        app.include_router(module.router)
     return app

@@ -14,6 +14,7 @@ from open_langgraph.auth.filters import stamped
 from open_langgraph.auth.users import run_user_keys, strip_reserved
 from open_langgraph.config import ThreadTTLConfig
 from open_langgraph.errors import Conflict, InvalidInput, NotFound
+from open_langgraph.header_patterns import HeaderPatterns
 from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import CancelAction, RunOutcome, new_run_record
@@ -21,11 +22,25 @@ from open_langgraph.runtime.protocol_run import PROTOCOL_STREAM_MODE
 from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.services.assistants import AssistantService
+from open_langgraph.services.request_headers import configurable_headers
 from open_langgraph.services.run_request import RunCreate
 from open_langgraph.services.thread_ttl import arm, requested_ttl
 from open_langgraph.services.threads import check_uuid
 from open_langgraph.storage.base import FINISHED_RUN_STATUSES as FINISHED
 from open_langgraph.storage.base import AuthFilter, RunStatus, Storage, StoredEvent, ThreadUpdate
+
+#: `configurable` keys the server sets for a run, which no request header may replace.
+_SERVER_CONFIGURABLE = frozenset(
+    {
+        "thread_id",
+        "run_id",
+        "assistant_id",
+        "graph_id",
+        "checkpoint_id",
+        "checkpoint_ns",
+        "checkpoint_map",
+    }
+)
 
 
 def public_run(run: dict[str, Any]) -> dict[str, Any]:
@@ -49,6 +64,7 @@ class RunService:
         webhooks: WebhookSender,
         ttl_defaults: ThreadTTLConfig | None = None,
         authorizer: Authorizer | None = None,
+        header_patterns: HeaderPatterns | None = None,
     ) -> None:
         self._storage = storage
         self._graphs = graphs
@@ -58,6 +74,7 @@ class RunService:
         self._webhooks = webhooks
         self._ttl_defaults = ttl_defaults or ThreadTTLConfig()
         self._auth = authorizer or Authorizer()
+        self._header_patterns = header_patterns
 
     # -- creating --------------------------------------------------------------------------
     async def create(
@@ -147,6 +164,12 @@ class RunService:
         }
         for field in ("interrupt_before", "interrupt_after"):
             config.pop(field, None)
+        # The request's headers `http.configurable_headers` chooses win over the client's
+        # config, as on the Platform, but never over the ids the server set.
+        headers = configurable_headers(self._header_patterns)
+        config["configurable"].update(
+            {k: v for k, v in headers.items() if k not in _SERVER_CONFIGURABLE}
+        )
         # Only the server names the run's user: `langgraph_auth_*` keys a client (or an
         # assistant's config) set are dropped.
         config["configurable"] = strip_reserved(config["configurable"])

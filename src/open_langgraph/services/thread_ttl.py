@@ -22,7 +22,6 @@ logger = logging.getLogger(__name__)
 
 #: A TTL longer than this (about a thousand years) is refused rather than overflowing a date.
 MAX_TTL_MINUTES = 525_600_000
-_SWEEP_BATCH = 100
 
 
 def timestamp(moment: datetime) -> str:
@@ -78,12 +77,14 @@ class ThreadSweeper:
     def __init__(self, storage: Storage, runs: RunDispatcher, config: ThreadTTLConfig) -> None:
         self._storage = storage
         self._runs = runs
+        self._limit = config.sweep_limit
         self._periodic = Periodic("thread sweep", config.sweep_interval_minutes * 60, self.sweep)
 
     async def sweep(self) -> int:
-        """Sweep every thread that is due now; returns how many were swept."""
+        """Sweep the threads due now, at most `checkpointer.ttl.sweep_limit` of them (the
+        rest wait for the next sweep); returns how many were swept."""
         swept = 0
-        due = await self._storage.due_thread_ttls(timestamp(datetime.now(UTC)), _SWEEP_BATCH)
+        due = await self._storage.due_thread_ttls(timestamp(datetime.now(UTC)), self._limit)
         for thread_id, strategy in due:
             if await self._runs.is_busy(thread_id):
                 continue

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from open_langgraph.storage.base import Storage, StoreSettings
 
 if TYPE_CHECKING:
+    from langgraph.checkpoint.serde.base import SerializerProtocol
     from langgraph_sdk import Encryption
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -65,15 +66,19 @@ async def open_storage(
     db_path: Path,
     store: StoreSettings | None = None,
     encryption: Encryption | None = None,
+    *,
+    serde: SerializerProtocol | None = None,
 ) -> AsyncIterator[Storage]:
     """Open and migrate the chosen backend; SQLite at `db_path` unless a URL is given.
     `store` configures LangGraph's store (semantic index, TTL) opened with it; `encryption`
-    (the config's `encryption.path`) encrypts what it stores (`storage/_encrypted.py`).
+    (the config's `encryption.path`) encrypts what it stores (`storage/_encrypted.py`);
+    `serde` is the checkpointer's serializer (`checkpoint_serde.py`; None keeps the saver's
+    default).
 
     The PostgreSQL modules are imported only when used, so SQLite-only installs never need
     psycopg.
     """
-    async with _opened(database_url, db_path, store) as storage:
+    async with _opened(database_url, db_path, store, serde) as storage:
         if encryption is not None:
             from open_langgraph.encryption import StorageCipher
             from open_langgraph.storage._encrypted import EncryptedRecords
@@ -85,17 +90,20 @@ async def open_storage(
 
 @contextlib.asynccontextmanager
 async def _opened(
-    database_url: str | None, db_path: Path, store: StoreSettings | None
+    database_url: str | None,
+    db_path: Path,
+    store: StoreSettings | None,
+    serde: SerializerProtocol | None,
 ) -> AsyncIterator[Storage]:
     if database_url:
         if not is_postgres_url(database_url):
             raise ValueError("a database URL must start with postgresql:// or postgres://")
         from open_langgraph.storage.postgres import PostgresStorage
 
-        async with PostgresStorage.from_url(database_url, store=store) as storage:
+        async with PostgresStorage.from_url(database_url, store=store, serde=serde) as storage:
             yield storage
         return
     from open_langgraph.storage.sqlite import SqliteStorage
 
-    async with SqliteStorage.from_path(db_path, store) as sqlite_storage:
+    async with SqliteStorage.from_path(db_path, store, serde=serde) as sqlite_storage:
         yield sqlite_storage

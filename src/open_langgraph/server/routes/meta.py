@@ -10,10 +10,13 @@ from fastapi import APIRouter, Request
 from open_langgraph import __version__
 from open_langgraph.server.responses import JSONResponse
 
+#: `/ok`, served even with `http.disable_meta` (a load balancer's check keeps working).
+health = APIRouter(tags=["meta"])
+#: `/info`, which `http.disable_meta` removes.
 router = APIRouter(tags=["meta"])
 
 
-@router.get("/ok")
+@health.get("/ok")
 async def ok() -> JSONResponse:
     return JSONResponse({"ok": True})
 

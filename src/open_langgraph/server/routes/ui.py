@@ -4,15 +4,17 @@ on the API's own origin, and `/` redirecting there.
 The page is static and holds no data: everything it shows comes from the public API, through
 the same auth as any client, so these routes are open (server/auth.py) and left out of the
 OpenAPI schema (they are not part of the Platform API). Paths that are not files get
-`index.html`, so a reloaded deep link still opens the page; a missing asset is a 404.
+`index.html`, so a reloaded deep link still opens the page; a missing asset is a 404. Under
+`http.mount_prefix` the page, its assets and the API it calls are all under the prefix.
 """
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
-from fastapi import APIRouter
-from fastapi.responses import FileResponse, RedirectResponse, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from open_langgraph.server.responses import JSONResponse
 
@@ -36,21 +38,40 @@ def is_ui_path(path: str) -> bool:
     return path in ("/", UI_PREFIX) or path.startswith(UI_PREFIX + "/")
 
 
+def _mounted_at(request: Request) -> str:
+    """The `http.mount_prefix` the request came through (server/mount_prefix.py), or ''."""
+    return str(request.scope.get("root_path", "")).rstrip("/")
+
+
 @router.get("/")
-async def root() -> Response:
-    return RedirectResponse(UI_PREFIX + "/", status_code=307)
+async def root(request: Request) -> Response:
+    return RedirectResponse(_mounted_at(request) + UI_PREFIX + "/", status_code=307)
 
 
 @router.get(UI_PREFIX)
-async def ui_slash() -> Response:
-    return RedirectResponse(UI_PREFIX + "/", status_code=307)
+async def ui_slash(request: Request) -> Response:
+    return RedirectResponse(_mounted_at(request) + UI_PREFIX + "/", status_code=307)
+
+
+def _index(request: Request) -> Response:
+    """The page; under a mount prefix its asset URLs (built for `/ui/`) move there too."""
+    index = UI_DIST / "index.html"
+    prefix = _mounted_at(request)
+    if not prefix:
+        return FileResponse(index, headers={"cache-control": "no-cache"})
+    html = index.read_text(encoding="utf-8")
+    for attribute in ("src", "href"):
+        html = html.replace(f'{attribute}="{UI_PREFIX}/', f'{attribute}="{prefix}{UI_PREFIX}/')
+    # The page's client calls the API under the prefix too (ui/src/api.ts reads this).
+    meta = f'<meta name="olg-mount-prefix" content="{escape(prefix)}" />'
+    html = html.replace("<head>", "<head>\n    " + meta, 1)
+    return HTMLResponse(html, headers={"cache-control": "no-cache"})
 
 
 @router.get(UI_PREFIX + "/{path:path}")
-async def ui_file(path: str) -> Response:
+async def ui_file(path: str, request: Request) -> Response:
     if not is_built():
         return JSONResponse({"detail": NOT_BUILT}, status_code=404)
-    index = UI_DIST / "index.html"
     target = (UI_DIST / path).resolve()
     if path and target.is_file() and target.is_relative_to(UI_DIST):
         # Built asset names carry a content hash: a browser may keep them for good.
@@ -59,4 +80,4 @@ async def ui_file(path: str) -> Response:
         return FileResponse(target, headers={"cache-control": cache})
     if path.startswith("assets/"):
         return JSONResponse({"detail": f"no such UI file: {path}"}, status_code=404)
-    return FileResponse(index, headers={"cache-control": "no-cache"})
+    return _index(request)

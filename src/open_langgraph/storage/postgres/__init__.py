@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
+from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from psycopg.types.json import set_json_loads
@@ -78,19 +79,26 @@ class PostgresStorage(
         pool: AsyncConnectionPool[Conn],
         checkpoint_pool: AsyncConnectionPool[Conn] | None = None,
         store: StoreSettings | None = None,
+        serde: SerializerProtocol | None = None,
     ) -> None:
         super().__init__(pool)
         self._checkpoint_pool = checkpoint_pool
-        self.checkpointer = PostgresCheckpointer(checkpoint_pool or pool)  # type: ignore[arg-type]
+        self.checkpointer = PostgresCheckpointer(checkpoint_pool or pool, serde=serde)  # type: ignore[arg-type]
         self.store = postgres_store(pool, store or StoreSettings())
 
     @classmethod
     @contextlib.asynccontextmanager
     async def from_url(
-        cls, url: str, *, max_size: int = POOL_MAX_SIZE, store: StoreSettings | None = None
+        cls,
+        url: str,
+        *,
+        max_size: int = POOL_MAX_SIZE,
+        store: StoreSettings | None = None,
+        serde: SerializerProtocol | None = None,
     ) -> AsyncIterator[PostgresStorage]:
         """Open a pool on `url`, migrate the schema (ours, the saver's, the store's), and
-        close the pool on exit; `store` configures LangGraph's store (index, TTL)."""
+        close the pool on exit; `store` configures LangGraph's store (index, TTL), `serde`
+        is the checkpointer's serializer (None: the saver's default)."""
         # Fail at once, with the server's own message, on a wrong URL or a server that is
         # down: a pool would retry in the background and report only a timeout.
         probe = await AsyncConnection.connect(url, **connection_kwargs())
@@ -111,7 +119,7 @@ class PostgresStorage(
             await pool.close()
             raise
         try:
-            storage = cls(pool, checkpoint_pool, store)
+            storage = cls(pool, checkpoint_pool, store, serde)
         except BaseException:
             await pool.close()
             await checkpoint_pool.close()

@@ -6,6 +6,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from langgraph.checkpoint.serde.base import SerializerProtocol
+
 from open_langgraph.storage._encrypted import EncryptedRecords
 from open_langgraph.storage.base import Storage, StoreSettings
 from open_langgraph.storage.filters import json_contains, json_matches_auth_filter
@@ -117,14 +119,19 @@ class SqliteStorage(
     @classmethod
     @contextlib.asynccontextmanager
     async def from_path(
-        cls, path: str | Path, store: StoreSettings | None = None
+        cls,
+        path: str | Path,
+        store: StoreSettings | None = None,
+        *,
+        serde: SerializerProtocol | None = None,
     ) -> AsyncIterator[SqliteStorage]:
         """Open (creating if needed) the database file and set up its schema, with LangGraph's
-        store (`store` settings: index, TTL) in the same file."""
+        store (`store` settings: index, TTL) in the same file; `serde` is the checkpointer's
+        serializer (None: the saver's default)."""
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = await connect_inline(path)
-        storage = cls(conn)
+        storage = cls(conn, serde)
         wal = WalCheckpointer(path)
         try:
             await storage.setup()

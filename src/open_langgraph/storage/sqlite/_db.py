@@ -9,6 +9,7 @@ from typing import Any
 
 import aiosqlite
 import orjson
+from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from open_langgraph.storage._sql import Dialect, Row, SqlBackend
 from open_langgraph.storage.base import AuthFilter
@@ -129,9 +130,10 @@ class SqliteBase(SqlBackend):
 
     dialect = SqliteDialect()
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: aiosqlite.Connection, serde: SerializerProtocol | None = None) -> None:
         self.conn = conn
-        self.checkpointer = SqliteCheckpointer(conn)
+        # `serde` None: the saver's default serializer (config `checkpointer.serde` unset).
+        self.checkpointer = SqliteCheckpointer(conn, serde=serde)
         self._lock = self.checkpointer.lock
         self.sql = _Autocommit(conn, self.transaction)
 
