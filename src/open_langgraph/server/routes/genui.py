@@ -40,6 +40,6 @@ async def bundle_file(name: str, file: str, request: Request) -> Response:
     ui = request.app.state.generative_ui
     asset = None if ui is None else ui.asset(name, file)
     if asset is None:
-        return await web_ui.ui_file(f"{name}/{file}")
+        return await web_ui.ui_file(f"{name}/{file}", request)
     # The names carry no hash: a browser revalidates, and gets 304 when nothing changed.
     return FileResponse(asset, headers={"cache-control": "no-cache"})
