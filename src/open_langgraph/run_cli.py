@@ -81,6 +81,11 @@ def _json_arg(text: str | None, name: str, want: type) -> Any:
     return value
 
 
+def _subgraph_name(namespace: str) -> str:
+    """`parent_node:<task id>|child:<task id>` as `parent_node > child`."""
+    return " > ".join(part.split(":", 1)[0] for part in namespace.split("|"))
+
+
 def describe_update(node: str, update: Any) -> list[str]:
     """Progress lines for one node's state update, short enough to follow a run by."""
     if not isinstance(update, dict):
@@ -228,23 +233,34 @@ async def run_graph(args: argparse.Namespace, console: Console, stdin: TextIO = 
         while True:
             interrupts: list[Any] = []
             async for part in client.runs.stream(
-                thread_id, args.graph, stream_mode=STREAM_MODES, context=context, **request
+                thread_id,
+                args.graph,
+                stream_mode=STREAM_MODES,
+                # A subgraph's nodes report as they finish, not only when the whole subgraph
+                # does (subgraph_agent was silent for 90 s).
+                stream_subgraphs=True,
+                context=context,
+                **request,
             ):
-                if part.event == "error":
+                event, _, namespace = part.event.partition("|")
+                if event == "error":
                     data = part.data if isinstance(part.data, dict) else {"message": part.data}
                     console.warn(f"the run failed: {data.get('message') or data}")
                     return EXIT_FAILED
-                if part.event == "custom":
+                if event == "custom":
                     if isinstance(part.data, dict) and part.data.get("type") == "status":
                         console.say(f"... {part.data.get('message')}")
                     continue
-                if part.event != "updates" or not isinstance(part.data, dict):
+                if event != "updates" or not isinstance(part.data, dict):
                     continue
                 for node, update in part.data.items():
                     if node == "__interrupt__":
-                        interrupts += [i for i in update or [] if i not in interrupts]
+                        # The parent graph reports a subgraph's interrupt too: taken from there.
+                        if not namespace:
+                            interrupts += [i for i in update or [] if i not in interrupts]
                     else:
-                        for line in describe_update(node, update):
+                        name = f"{_subgraph_name(namespace)} > {node}" if namespace else node
+                        for line in describe_update(name, update):
                             console.say(line)
             if not interrupts:
                 break

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from langgraph_sdk import get_client
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import TEST_GRAPHS, ServerProcess, write_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
-GRAPHS = {"small_model": "tests.fixtures.local_model_graph:graph"}
+GRAPHS = {**TEST_GRAPHS, "small_model": "tests.fixtures.local_model_graph:graph"}
 
 
 @pytest.fixture
@@ -31,10 +31,10 @@ def served(tmp_path: Path) -> Iterator[ServerProcess]:
     process.close()
 
 
-def olg_run(served: ServerProcess, request: str) -> list[str]:
+def olg_run(served: ServerProcess, request: str, *options: str, graph: str = "small_model"):
     done = subprocess.run(
         [
-            *(sys.executable, "-m", "open_langgraph.cli", "run", "small_model", request),
+            *(sys.executable, "-m", "open_langgraph.cli", "run", graph, request, *options),
             *("--url", served.url),
         ],
         capture_output=True,
@@ -77,3 +77,11 @@ async def test_stage_messages_reach_sdk_clients_on_the_custom_stream_mode(
     # Both before the node's update with the reply.
     events = [p.event for p in parts if p.event in ("custom", "updates")]
     assert events[:3] == ["custom", "custom", "updates"], events
+
+
+def test_a_subgraphs_nodes_report_as_they_finish(served: ServerProcess):
+    """`nested` runs `counter` as its node `inner`: its nodes `a` and `b` are shown under it,
+    in order, before the parent's own `inner` update."""
+    lines = olg_run(served, "", "--input-json", '{"count": 0}', graph="nested")
+    steps = [line for line in lines if line.startswith("[")]
+    assert steps[:4] == ["[prepare]", "[inner > a]", "[inner > b]", "[inner]"], lines
