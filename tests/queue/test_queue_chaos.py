@@ -375,3 +375,26 @@ async def test_runs_finish_when_postgresql_restarts_mid_load(tmp_path: Path) -> 
     finally:
         postgres.stop()
         shutil.rmtree(postgres.directory, ignore_errors=True)
+
+
+async def test_a_graph_whose_own_database_fails_ends_error_after_max_attempts(
+    tmp_path: Path,
+) -> None:
+    """A PostgreSQL error raised by the graph itself looks like the server's database going
+    away: the run goes back to the queue, but only up to the attempts a lost worker's run
+    gets, then ends `error` with the graph's exception."""
+    graphs = {"own_database_down": "tests.fixtures.graphs:own_database_down"}
+    with queue_cluster(tmp_path, apis=1, workers=1, graphs=graphs) as cluster:
+        client = get_client(url=cluster.apis[0].url)
+        thread = await client.threads.create()
+        outcome = await asyncio.wait_for(
+            client.runs.wait(
+                thread["thread_id"], "own_database_down", input={"count": 0}, raise_error=False
+            ),
+            60,
+        )
+        assert isinstance(outcome, dict)
+        assert outcome["__error__"]["error"] == "OperationalError", outcome
+        runs = await client.runs.list(thread["thread_id"])
+        assert [r["status"] for r in runs] == ["error"]
+        assert _attempts(cluster) == [3]

@@ -18,6 +18,7 @@ from open_langgraph.runtime.queue_worker import QueueWorker
 from open_langgraph.storage.base import ThreadUpdate, utc_now
 from open_langgraph.storage.postgres import PostgresStorage
 from open_langgraph.storage.postgres.queue import PostgresRunQueue
+from tests.fixtures.backend import REDIS_URL
 from tests.fixtures.postgres import fresh_database
 from tests.fixtures.server import write_config
 
@@ -39,7 +40,7 @@ async def test_leases_are_extended_for_a_model_load_and_no_longer(tmp_path: Path
         async with PostgresStorage.from_url(url) as storage:
             graphs.bind(storage.checkpointer)
             queue = PostgresRunQueue(storage.pool, storage.relaxed_pool)
-            bus = RedisBus("redis://127.0.0.1:6379/0", f"olg-test-{uuid.uuid4().hex}:")
+            bus = RedisBus(REDIS_URL, f"olg-test-{uuid.uuid4().hex}:")
             await bus.start()
             thread_id = str(uuid.uuid4())
             await storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")

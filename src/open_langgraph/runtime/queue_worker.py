@@ -143,6 +143,7 @@ class QueueRunManager(RunManager):
         *,
         worker_id: str,
         max_concurrency: int,
+        max_attempts: int = 3,
         webhooks: WebhookSender | None,
         run_timeout_seconds: float | None,
     ) -> None:
@@ -157,6 +158,7 @@ class QueueRunManager(RunManager):
         self._queue = queue
         self._bus = bus
         self._worker_id = worker_id
+        self._max_attempts = max_attempts
         self._writer = EventWriter(queue, bus)
         self._relays: dict[str, RunRelay] = {}
         #: Runs whose end is being stored: their lease ends with it, not lost.
@@ -260,7 +262,10 @@ class QueueRunManager(RunManager):
         """A run that failed because PostgreSQL went away (a restart, a failover) is not the
         graph's fault: it goes back to the queue and resumes from its last checkpoint once
         the database answers again, instead of ending `error`."""
-        if not _database_unavailable(exc):
+        attempt = handle.run.get("attempt") or 1
+        # Bounded as a lost worker's runs are: a graph whose own PostgreSQL connection keeps
+        # failing ends `error` after `max_attempts` instead of going round for ever.
+        if not _database_unavailable(exc) or attempt >= self._max_attempts:
             return super()._failed(handle, exc)
         logger.warning(
             "run %s: the database failed mid-run (%s: %s); it goes back to the queue",
@@ -367,6 +372,7 @@ class QueueWorker:
             graphs,
             worker_id=self.worker_id,
             max_concurrency=concurrency,
+            max_attempts=max_attempts,
             webhooks=webhooks,
             run_timeout_seconds=run_timeout_seconds,
         )
