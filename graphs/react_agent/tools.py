@@ -45,14 +45,17 @@ def calculator(
     expression: Annotated[
         str,
         Field(
-            description="Arithmetic with numbers, + - * / // % ** and parentheses, "
-            "e.g. 25 * 4 + 17.",
+            description="The arithmetic to compute, as you would type it into a pocket "
+            "calculator, e.g. 25 * 4 + 17, 15% of 80, 20% off 150, 150 + 7%, sqrt(2), "
+            "2^10, 3 squared, (1,200 - 300) / 4.",
             min_length=1,
             max_length=200,
         ),
     ],
 ) -> str:
-    """Compute an arithmetic expression exactly."""
+    """Compute arithmetic exactly: + - * / ^, percentages (15% of 80, 20% off 150,
+    150 + 7% adds 7% of 150), sqrt(), squared and cubed. Put the whole calculation in one
+    expression and give its result as the answer."""
     try:
         return format_number(calculate(expression))
     except CalculatorError as exc:
