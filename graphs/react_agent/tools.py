@@ -26,7 +26,8 @@ def search_tool(
     query: Annotated[str, Field(description="What to look for.", min_length=1, max_length=200)],
     runtime: ToolRuntime[Context],
 ) -> str:
-    """Search the knowledge base (or the web when configured) and return the best passages."""
+    """Search the knowledge base (or the web when configured): the best passages, each with
+    its source (file#section) to cite."""
     settings = Context.resolve(runtime.context, runtime.config)
     try:
         results = search(query, max_results=settings.max_search_results)
@@ -35,7 +36,7 @@ def search_tool(
     if not results:
         return f"No results for {query!r}."
     return "\n\n".join(
-        f"[{number}] {result['title']} ({result['url']})\n{result['content']}"
+        f"[{number}] {result['title']} (source: {result['url']})\n{result['content']}"
         for number, result in enumerate(results, start=1)
     )
 
