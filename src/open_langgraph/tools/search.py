@@ -33,40 +33,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[3]
 MAX_RESULTS_LIMIT = 50
 HEADING_WEIGHT = 1.5
 PER_SECTION = 2
-QUESTION_WORDS = frozenset(
-    [
-        "how",
-        "do",
-        "does",
-        "did",
-        "i",
-        "you",
-        "we",
-        "my",
-        "me",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "where",
-        "when",
-        "why",
-        "can",
-        "could",
-        "should",
-        "would",
-        "use",
-        "using",
-        "used",
-        "please",
-        "tell",
-        "show",
-        "find",
-        "want",
-        "need",
-        "way",
-    ]
-)
+_QUESTION_TEXT = """how do does did i you we my me what which who whom where when why can could
+should would use using used please tell show find want need way"""
+QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
 
 
 class SearchResult(TypedDict):
