@@ -135,8 +135,14 @@ def checker(expect: dict[str, Any], now: datetime) -> Callable[[str], bool]:
 
 
 def load(path: Path, kinds: set[str] | None) -> list[dict[str, Any]]:
+    """The questions of `kinds`, one of each kind in turn: a run cut short still has every kind."""
     questions = json.loads(path.read_text())["questions"]
-    return [q for q in questions if kinds is None or q["kind"] in kinds]
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for question in questions:
+        if kinds is None or question["kind"] in kinds:
+            by_kind.setdefault(question["kind"], []).append(question)
+    longest = max((len(group) for group in by_kind.values()), default=0)
+    return [group[i] for i in range(longest) for group in by_kind.values() if i < len(group)]
 
 
 def _p95(values: list[float]) -> float:
@@ -205,6 +211,8 @@ async def run(url: str, questions: list[dict[str, Any]], out: Path | None, md: b
             f"{question['id']} {mark} {outcome.seconds:5.1f} s{loop}  "
             f"{' '.join(outcome.tool_calls)}\n      Q: {question['question']}\n      A: {answer}"
         )
+        if out is not None:  # after every question, so a run cut short can still be reported
+            _save(out, items)
         if bar is not None:
             bar.write(line)
             bar.set_postfix(correct=f"{sum(o.correct for _, o in items)}/{number}")
@@ -213,6 +221,17 @@ async def run(url: str, questions: list[dict[str, Any]], out: Path | None, md: b
             print(f"[{number}/{len(questions)}] {line}", flush=True)
     if bar is not None:
         bar.close()
+    report(items, md)
+    return 0
+
+
+def _save(out: Path, items: list[tuple[dict[str, Any], Outcome]]) -> None:
+    records = [{"id": q["id"], "kind": q["kind"], **o.__dict__} for q, o in items]
+    out.write_text(json.dumps(records, indent=2) + "\n")
+
+
+def report(items: list[tuple[dict[str, Any], Outcome]], md: bool) -> None:
+    """Accuracy per kind, seconds, loops and cache re-use; `md`: also as a Markdown table."""
     rows = summary_rows(items)
     reused = sum(o.cache_reused for _, o in items)
     total = reused + sum(o.prompt_read for _, o in items)
@@ -225,9 +244,13 @@ async def run(url: str, questions: list[dict[str, Any]], out: Path | None, md: b
     print(f"prompt tokens re-used {reuse}")
     if md:
         print(markdown(rows, reuse))
-    if out is not None:
-        records = [{"id": q["id"], "kind": q["kind"], **o.__dict__} for q, o in items]
-        out.write_text(json.dumps(records, indent=2) + "\n")
+
+
+def report_file(path: Path, md: bool) -> int:
+    """The report of an `--out` file, also of a run that was cut short."""
+    records = json.loads(path.read_text())
+    items = [({"id": r.pop("id"), "kind": r.pop("kind")}, Outcome(**r)) for r in records]
+    report(items, md)
     return 0
 
 
@@ -238,7 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", help="comma-separated kinds to ask (default: all)")
     parser.add_argument("--out", type=Path, help="write every answer as JSON here")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    parser.add_argument("--report", type=Path, help="only report an earlier run's --out file")
     args = parser.parse_args(argv)
+    if args.report:
+        return report_file(args.report, args.markdown)
     kinds = set(args.kinds.split(",")) if args.kinds else None
     questions = load(args.data, kinds)
     if not questions:

@@ -4,6 +4,7 @@ strict on the value and lenient on the wording."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,3 +72,31 @@ def test_the_matcher(
     everyday: ModuleType, expect: dict[str, Any], answer: str, correct: bool
 ) -> None:
     assert everyday.checker(expect, NOW)(answer) is correct
+
+
+def test_kinds_take_turns_and_a_saved_run_is_reported(
+    everyday: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    questions = everyday.load(everyday.DATA, {"dates", "docs"})
+    assert [q["kind"] for q in questions[:4]] == ["dates", "docs", "dates", "docs"]
+    outcome: dict[str, Any] = {
+        "question": "q",
+        "answer": "a",
+        "correct": True,
+        "looped": False,
+        "seconds": 2.0,
+        "tool_calls": [],
+        "cache_reused": 30,
+        "prompt_read": 10,
+    }
+    records = [
+        {"id": "d1", "kind": "dates", **outcome},
+        {"id": "k1", "kind": "docs", **outcome, "correct": False, "seconds": 4.0},
+    ]
+    saved = tmp_path / "answers.json"
+    saved.write_text(json.dumps(records))
+    assert everyday.main(["--report", str(saved), "--markdown"]) == 0
+    printed = capsys.readouterr().out
+    assert "| dates | 1/1 | 100% | 2.0 | 2.0 | 0 |" in printed
+    assert "| **all** | 1/2 | 50% | 3.0 | 4.0 | 0 |" in printed
+    assert "75% (60 of 80)" in printed
