@@ -214,7 +214,7 @@ async def run(url: str, questions: list[dict[str, Any]], out: Path | None, md: b
         if out is not None:  # after every question, so a run cut short can still be reported
             _save(out, items)
         if bar is not None:
-            bar.write(line)
+            bar.write(line, file=sys.stderr)
             bar.set_postfix(correct=f"{sum(o.correct for _, o in items)}/{number}")
             bar.update()
         else:
