@@ -206,7 +206,7 @@ async def run(url: str, out: Path | None) -> int:
     return 0
 
 
-def _serve(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
+def serve(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
     import socket
 
     with socket.socket() as sock:
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         return asyncio.run(run(args.url, args.out))
     with tempfile.TemporaryDirectory(prefix="olg-quickcheck-") as tmp:
-        process, url = _serve(Path(tmp))
+        process, url = serve(Path(tmp))
         try:
             return asyncio.run(run(url, args.out))
         finally:

@@ -26,7 +26,8 @@ def search_tool(
     query: Annotated[str, Field(description="What to look for.", min_length=1, max_length=200)],
     runtime: ToolRuntime[Context],
 ) -> str:
-    """Search the knowledge base (or the web when configured) and return the best passages."""
+    """Search the knowledge base (or the web when configured): the best passages, each with
+    its source (file#section) to cite."""
     settings = Context.resolve(runtime.context, runtime.config)
     try:
         results = search(query, max_results=settings.max_search_results)
@@ -35,7 +36,7 @@ def search_tool(
     if not results:
         return f"No results for {query!r}."
     return "\n\n".join(
-        f"[{number}] {result['title']} ({result['url']})\n{result['content']}"
+        f"[{number}] {result['title']} (source: {result['url']})\n{result['content']}"
         for number, result in enumerate(results, start=1)
     )
 
@@ -45,14 +46,17 @@ def calculator(
     expression: Annotated[
         str,
         Field(
-            description="Arithmetic with numbers, + - * / // % ** and parentheses, "
-            "e.g. 25 * 4 + 17.",
+            description="The arithmetic to compute, as you would type it into a pocket "
+            "calculator, e.g. 25 * 4 + 17, 15% of 80, 20% off 150, 150 + 7%, sqrt(2), "
+            "2^10, 3 squared, (1,200 - 300) / 4.",
             min_length=1,
             max_length=200,
         ),
     ],
 ) -> str:
-    """Compute an arithmetic expression exactly."""
+    """Compute arithmetic exactly: + - * / ^, percentages (15% of 80, 20% off 150,
+    150 + 7% adds 7% of 150), sqrt(), squared and cubed. Put the whole calculation in one
+    expression and give its result as the answer."""
     try:
         return format_number(calculate(expression))
     except CalculatorError as exc:

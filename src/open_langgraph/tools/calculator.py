@@ -1,9 +1,12 @@
 """Arithmetic for agents, parsed with `ast` and evaluated node by node: never `eval`.
 
-A model's "calculator" input is untrusted text. Only numbers, `+ - * / // % **`, unary signs
-and parentheses are accepted; anything else (names, calls, attributes, comparisons, strings)
-is refused with a message the model can act on. Powers are bounded first, because
-`9 ** 9 ** 9` is valid arithmetic that would hang the process.
+A model's "calculator" input is untrusted text. It is first rewritten from what small models
+write (`15% of 80`, `2^10`, `3 squared`, `1,200`; see `calculator_words.py`), then only
+numbers, `+ - * / // % **`, unary signs, parentheses, the constants `pi` and `e` and a few
+one-argument functions (`sqrt`, `cbrt`, `abs`, `round`, `floor`, `ceil`, `ln`, `log`, `log10`,
+`log2`, `exp`) are accepted; anything else (other names, attributes, comparisons, strings) is
+refused with a message the model can act on. Powers are bounded first, because `9 ** 9 ** 9`
+is valid arithmetic that would hang the process.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import ast
 import math
 import operator
 from collections.abc import Callable
+
+from open_langgraph.tools.calculator_words import PERCENT_FUNCTION, normalize
 
 MAX_EXPRESSION_LENGTH = 500
 MAX_RESULT_BITS = 13_000
@@ -29,6 +34,24 @@ _BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
+_FUNCTIONS: dict[str, Callable[[float], Number]] = {
+    "sqrt": math.sqrt,
+    "cbrt": math.cbrt,
+    "abs": abs,
+    "round": round,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "ln": math.log,
+    "log": math.log,
+    "log10": math.log10,
+    "log2": math.log2,
+    "exp": math.exp,
+}
+_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
+_ALLOWED = (
+    "numbers, + - * / // % ** ^, percentages (15% of 80, 150 + 7%), parentheses, "
+    "sqrt() and the like"
+)
 _UNARY: dict[type[ast.unaryop], Callable[[Number], Number]] = {
     ast.UAdd: operator.pos,
     ast.USub: operator.neg,
@@ -50,21 +73,29 @@ def calculate(expression: str) -> Number:
     if len(expression) > MAX_EXPRESSION_LENGTH:
         raise CalculatorError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters")
     try:
-        tree = ast.parse(expression.strip(), mode="eval")
+        tree = ast.parse(normalize(expression), mode="eval")
     except SyntaxError as exc:
         raise CalculatorError(f"not an arithmetic expression: {expression!r}") from exc
     try:
         return _evaluate(tree.body)
+    except CalculatorError:
+        raise
     except ZeroDivisionError as exc:
         raise CalculatorError("division by zero") from exc
     except OverflowError as exc:
         raise CalculatorError("the result is too large") from exc
+    except ValueError as exc:  # math domain errors: sqrt(-1), log(0)
+        raise CalculatorError(f"not defined: {exc}") from exc
 
 
 def format_number(value: Number) -> str:
-    """`117`, `0.5`, `33.333333333333336`: integral floats lose their `.0`."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
-        return str(int(value))
+    """`117`, `0.5`, `33.3333333333333`: integral floats lose their `.0`, and binary noise
+    (`0.1 + 0.2`, `1/3 * 90`) is cut at 15 significant digits, so a model copying the result
+    writes `0.3` and `30`, not `0.30000000000000004`."""
+    if isinstance(value, float):
+        value = float(f"{value:.15g}")
+        if value.is_integer() and abs(value) < 1e16:
+            return str(int(value))
     return repr(value)
 
 
@@ -73,26 +104,52 @@ def _evaluate(node: ast.expr) -> Number:
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
             raise CalculatorError(f"only numbers are allowed, not {node.value!r}")
         return node.value
+    if isinstance(node, ast.Name) and node.id in _CONSTANTS:
+        return _CONSTANTS[node.id]
+    if _is_call(node, *_FUNCTIONS, PERCENT_FUNCTION):
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        argument = _evaluate(node.args[0])
+        if node.func.id == PERCENT_FUNCTION:
+            return argument / 100
+        return _FUNCTIONS[node.func.id](argument)
+    if (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Add | ast.Sub)
+        and _is_call(node.right, PERCENT_FUNCTION)
+    ):
+        # A pocket calculator's `150 + 7%`: seven percent of 150 added, not 0.07.
+        base, rate = _evaluate(node.left), _evaluate(node.right)
+        return _checked(base * (1 + rate if isinstance(node.op, ast.Add) else 1 - rate))
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_evaluate(node.operand))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(node.left), _evaluate(node.right)
         if isinstance(node.op, ast.Pow):
             _check_power(left, right)
-        result = _BINARY[type(node.op)](left, right)
-        if isinstance(result, complex):
-            raise CalculatorError("the result is not a real number")
-        too_large = (isinstance(result, float) and not math.isfinite(result)) or (
-            isinstance(result, int) and result.bit_length() > MAX_RESULT_BITS
-        )
-        if too_large:
-            raise CalculatorError("the result is too large")
-        return result
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitXor):
-        raise CalculatorError("'^' is not a power here; write powers as 2 ** 10")
-    raise CalculatorError(
-        f"only numbers, + - * / // % ** and parentheses are allowed, not {ast.unparse(node)!r}"
+        return _checked(_BINARY[type(node.op)](left, right))
+    raise CalculatorError(f"only {_ALLOWED} are allowed, not {ast.unparse(node)!r}")
+
+
+def _is_call(node: ast.expr, *names: str) -> bool:
+    """A call of one of `names` with exactly one positional argument."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in names
+        and len(node.args) == 1
+        and not node.keywords
     )
+
+
+def _checked(result: Number | complex) -> Number:
+    if isinstance(result, complex):
+        raise CalculatorError("the result is not a real number")
+    too_large = (isinstance(result, float) and not math.isfinite(result)) or (
+        isinstance(result, int) and result.bit_length() > MAX_RESULT_BITS
+    )
+    if too_large:
+        raise CalculatorError("the result is too large")
+    return result
 
 
 def _check_power(base: Number, exponent: Number) -> None:

@@ -1,8 +1,10 @@
 """A folder of text documents cut into passages that fit a small model's context.
 
 Markdown files are cut at their headings (outside code fences), so a search hit carries the
-title of its section and a link to it; sections longer than `MAX_PASSAGE_CHARS` are cut again
-at blank lines. Other text files are cut at blank lines only.
+path of headings above it ("The agent server: Storage: PostgreSQL") and a link to its section;
+sections longer than `MAX_PASSAGE_CHARS` are cut again at blank lines. Other text files are cut
+at blank lines only. The heading path is kept apart from the text, because a search ranks a
+match in the headings above a match in the text (`search.py`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ class Passage:
     """One searchable piece of a document."""
 
     title: str
+    """The document's title and the headings above the passage, joined by ": "."""
     url: str
     content: str
+    headings: tuple[str, ...] = ()
+    """The headings the title is made of, the document's title first."""
 
 
 def document_files(root: Path) -> list[Path]:
@@ -48,17 +53,21 @@ def passages(file: Path, url: str) -> list[Passage]:
         return [Passage(file.name, url, chunk) for chunk in _chunks(text)]
     found: list[Passage] = []
     document_title = file.stem
+    # (level, text) of the headings above the current line; the document's H1 is its title.
+    stack: list[tuple[int, str]] = []
     for heading, body in _sections(text):
         if heading is None:
-            title, link = document_title, url
+            path, link = (document_title,), url
         else:
-            if not found and heading[0] == 1:
+            if not found and not stack and heading[0] == 1:
                 document_title = heading[1]
-            title = (
-                heading[1] if heading[1] == document_title else f"{document_title}: {heading[1]}"
-            )
+            while stack and stack[-1][0] >= heading[0]:
+                stack.pop()
+            stack.append(heading)
+            path = (document_title, *(t for _, t in stack if t != document_title))
             link = f"{url}#{slug(heading[1])}"
-        found.extend(Passage(title, link, chunk) for chunk in _chunks(body))
+        title = ": ".join(path)
+        found.extend(Passage(title, link, chunk, path) for chunk in _chunks(body))
     return found
 
 

@@ -3,7 +3,12 @@
 Without `TAVILY_API_KEY` an agent still has a search tool that works with no network: BM25
 over `$OLG_SEARCH_DOCS` (a folder, searched recursively for .md/.txt/.rst files) or, by
 default, this project's own `docs/` and `README.md`. The ranking reuses the Lucene-style BM25
-of the WebShop environment (k1=0.9, b=0.4, English stemming and stop words).
+of the WebShop environment (k1=0.9, b=0.4, English stemming and stop words), twice: once over
+each passage's text and once over its heading path, the second counted `HEADING_WEIGHT` times,
+because a section named for the question ("PostgreSQL") is the answer far more often than a
+passage that mentions the word in passing. Question words ("how do I use ...") are dropped from
+the query first: they are not Lucene stop words, and in docs written as how-tos they matched
+every "Use" and "How it works" heading.
 
 An index is built once per folder and kept; it is rebuilt when a file in the folder is added,
 removed or modified (checked by size and mtime on each search, which costs one `stat` a file).
@@ -12,6 +17,7 @@ removed or modified (checked by size and mtime on each search, which costs one `
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +31,11 @@ DOCS_ENV_VAR = "OLG_SEARCH_DOCS"
 TAVILY_KEY_ENV_VAR = "TAVILY_API_KEY"
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 MAX_RESULTS_LIMIT = 50
+HEADING_WEIGHT = 1.5
+PER_SECTION = 2
+_QUESTION_TEXT = """how do does did i you we my me what which who whom where when why can could
+should would use using used please tell show find want need way"""
+QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
 
 
 class SearchResult(TypedDict):
@@ -108,24 +119,46 @@ def _sources(folder: Path | None) -> list[tuple[Path, Path]]:
 
 @dataclass
 class DocumentIndex:
-    """A BM25 index over the passages of some files, and the file versions it was built from."""
+    """BM25 indexes over the text and the heading paths of some files' passages, and the file
+    versions they were built from."""
 
     fingerprint: tuple[tuple[str, int, int], ...]
     passages: list[Passage]
-    index: SearchIndex | None
+    text_index: SearchIndex | None
+    heading_index: SearchIndex | None
 
     def search(self, query: str, max_results: int) -> list[SearchResult]:
-        if self.index is None:
+        if self.text_index is None or self.heading_index is None:
             return []
+        terms = " ".join(w for w in _words(query) if w.lower() not in QUESTION_WORDS)
+        terms = terms or query  # a query of question words only still searches
+        everything = len(self.passages)
+        scores: dict[int, float] = {}
+        for index, weight in ((self.text_index, 1.0), (self.heading_index, HEADING_WEIGHT)):
+            for i, score in index.search(terms, k=everything):
+                scores[int(i)] = scores.get(int(i), 0.0) + weight * score
+        # Best first; equal scores keep document order. At most `PER_SECTION` passages of one
+        # section, so a long section does not push every other candidate out of the answer.
+        ranked: list[tuple[int, float]] = []
+        per_section: dict[str, int] = {}
+        for i, score in sorted(scores.items(), key=lambda item: (-item[1], item[0])):
+            url = self.passages[i].url
+            if per_section.get(url, 0) < PER_SECTION and len(ranked) < max_results:
+                per_section[url] = per_section.get(url, 0) + 1
+                ranked.append((i, score))
         return [
             SearchResult(
-                title=self.passages[int(i)].title,
-                url=self.passages[int(i)].url,
-                content=self.passages[int(i)].content,
+                title=self.passages[i].title,
+                url=self.passages[i].url,
+                content=self.passages[i].content,
                 score=round(score, 4),
             )
-            for i, score in self.index.search(query, k=max_results)
+            for i, score in ranked
         ]
+
+
+def _words(query: str) -> list[str]:
+    return re.findall(r"[\w$.\-]+", query)
 
 
 _indexes: dict[Path | None, DocumentIndex] = {}
@@ -158,14 +191,11 @@ def _index_for(folder: Path | None) -> DocumentIndex:
             found.extend(passages(file, file.relative_to(base).as_posix()))
         # Ids are zero-padded positions, so equal scores keep document order.
         width = len(str(len(found)))
-        index = (
-            SearchIndex(
-                [f"{p.title}\n{p.content}" for p in found],
-                [f"{i:0{width}d}" for i in range(len(found))],
-            )
-            if found
-            else None
+        ids = [f"{i:0{width}d}" for i in range(len(found))]
+        text_index = SearchIndex([p.content for p in found], ids) if found else None
+        heading_index = (
+            SearchIndex([" ".join(p.headings) or p.title for p in found], ids) if found else None
         )
-        built = DocumentIndex(fingerprint, found, index)
+        built = DocumentIndex(fingerprint, found, text_index, heading_index)
         _indexes[folder] = built
         return built

@@ -35,6 +35,22 @@ async def test_tool_loop_feeds_the_result_back_to_the_model(script: ModelScript)
     assert model.bound_tools[0] == ["search", "calculator", "get_current_time"]
 
 
+@pytest.mark.parametrize(
+    ("expression", "result"),
+    [("15% of 80", "12"), ("150 + 7%", "160.5"), ("2^10", "1024"), ("3 squared", "9")],
+)
+async def test_calculator_takes_what_a_small_model_writes(
+    script: ModelScript, expression: str, result: str
+) -> None:
+    model = script(tool_call("calculator", "c1", expression=expression), AIMessage(result))
+    answer = await graph.ainvoke(QUESTION)
+
+    tool_message = answer["messages"][2]
+    assert isinstance(tool_message, ToolMessage)
+    assert (tool_message.content, tool_message.status) == (result, "success")
+    assert model.seen[1][-1] == tool_message
+
+
 async def test_calculator_refusal_reaches_the_model_and_the_run_goes_on(
     script: ModelScript,
 ) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.prebuilt import ToolRuntime
 
 from open_langgraph.tools import SearchError, search
 from open_langgraph.tools import tavily as tavily_module
@@ -91,6 +92,91 @@ def test_default_corpus_is_the_project_docs(monkeypatch: pytest.MonkeyPatch) -> 
     results = search("multitask_strategy enqueue reject rollback", max_results=5)
     assert results
     assert any(r["url"].startswith(("README.md", "docs/")) for r in results)
+
+
+MANUAL = """# Pump manual
+
+## Setup
+
+### Wiring
+
+Connect the red wire to the pump terminal. Wiring mistakes void the warranty.
+
+## Troubleshooting
+
+If the pump hums, check the wiring first, then the wiring again; the wiring is usually it.
+The wiring diagram is on the lid. Wiring, wiring, wiring.
+
+## Warranty
+
+Two years.
+""" + "\n\n".join(f"Warranty detail {n}: keep the receipt." for n in range(400))
+
+
+@pytest.fixture
+def manual(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    (folder / "pump.md").write_text(MANUAL)
+    monkeypatch.setenv("OLG_SEARCH_DOCS", str(folder))
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    return folder
+
+
+def test_a_passage_carries_its_heading_path(manual: Path) -> None:
+    [hit] = search("red wire terminal", max_results=1)
+    assert hit["title"] == "Pump manual: Setup: Wiring"
+    assert hit["url"] == "pump.md#wiring"
+
+
+def test_a_section_named_for_the_query_beats_passing_mentions(manual: Path) -> None:
+    # "Troubleshooting" says "wiring" seven times; the section called "Wiring" still wins.
+    results = search("how do I do the wiring?", max_results=2)
+    assert [r["url"] for r in results] == ["pump.md#wiring", "pump.md#troubleshooting"]
+
+
+def test_one_long_section_fills_at_most_two_places(manual: Path) -> None:
+    results = search("warranty receipt", max_results=5)
+    urls = [r["url"] for r in results]
+    assert urls.count("pump.md#warranty") == 2
+    assert len(results) == 3 and "pump.md#wiring" in urls
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("how do I use PostgreSQL?", "docs/server.md#postgresql"),
+        ("how do webhooks work?", "docs/server.md#webhooks"),
+        ("how do I encrypt data at rest?", "docs/server.md#encryption"),
+        ("where are the Prometheus metrics?", "docs/observability.md#prometheus-get-metrics"),
+        ("how do I connect LangGraph Studio?", "docs/clients.md#langgraph-studio"),
+        ("how do crons work?", "docs/crons.md#crons"),
+    ],
+)
+def test_questions_about_the_project_find_their_section(
+    monkeypatch: pytest.MonkeyPatch, query: str, expected: str
+) -> None:
+    monkeypatch.delenv("OLG_SEARCH_DOCS", raising=False)
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    results = search(query, max_results=3)
+    assert results[0]["url"] == expected
+    assert all(r["title"] != "Observability: Tests" for r in results)
+
+
+def test_the_agents_search_tool_gives_each_passage_its_source(docs: Path) -> None:
+    from graphs.react_agent.tools import search_tool
+
+    runtime = ToolRuntime(
+        state={},
+        context=None,
+        config={},
+        stream_writer=lambda _: None,
+        tool_call_id="s1",
+        store=None,
+    )
+    found = search_tool.func("when should I prune roses?", runtime)  # type: ignore[misc]
+    assert found.startswith("[1] Gardening notes: Roses (source: garden.md#roses)\n")
+    assert "late winter" in found
 
 
 @pytest.mark.parametrize(
