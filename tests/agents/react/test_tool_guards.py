@@ -5,7 +5,7 @@ and the prompt prefix stays the same when only the time changes."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -224,3 +224,17 @@ def test_dates_come_with_their_weekday() -> None:
         "Sunday",
     }
     assert "in Europe/Lisbon (UTC+0" in answer
+
+
+def test_the_clock_tool_does_the_calendar_arithmetic() -> None:
+    """ "What day is it in 10 days?": the tool names that day instead of leaving the model to
+    count (it repeated today's date)."""
+    today = datetime.now(tz=UTC).date()
+    ahead = react_tools.get_current_time.invoke({"days_from_today": 10})
+    in_ten = today + timedelta(days=10)
+    assert ahead.endswith(f"In 10 days: {in_ten.strftime('%A')}, {in_ten.isoformat()}")
+    back = react_tools.get_current_time.invoke({"days_from_today": -1})
+    yesterday = today - timedelta(days=1)
+    assert back.endswith(f"Yesterday: {yesterday.strftime('%A')}, {yesterday.isoformat()}")
+    assert "Tomorrow" in react_tools.get_current_time.invoke({"days_from_today": 1})
+    assert ". " not in react_tools.get_current_time.invoke({})
