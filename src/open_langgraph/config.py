@@ -16,6 +16,7 @@ from dotenv import dotenv_values
 
 from open_langgraph.config_errors import ConfigError
 from open_langgraph.genui_config import GenerativeUiConfig, parse_generative_ui
+from open_langgraph.models_config import ModelsConfig, parse_models
 from open_langgraph.store_config import StoreConfig, parse_store
 
 CONFIG_FILE_NAMES = ("open_langgraph.json", "langgraph.json")
@@ -135,6 +136,8 @@ class AppConfig:
     """`encryption.path`: the `langgraph_sdk.Encryption` object to load (`encryption/`)."""
     generative_ui: GenerativeUiConfig = field(default_factory=GenerativeUiConfig)
     """`ui` and `ui_config`: the generative UI components to build and serve (`genui/`)."""
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    """`models.aliases`: hosted model names the `/v1` endpoint answers with embedded models."""
 
     @property
     def base_dir(self) -> Path:
@@ -187,6 +190,7 @@ def load_config(path: Path) -> AppConfig:
         "encryption",
         "ui",
         "ui_config",
+        "models",
         # Keys of langgraph.json that only matter to LangGraph's docker build; accepted so
         # that an existing langgraph.json is served unchanged.
         "python_version",
@@ -221,6 +225,7 @@ def load_config(path: Path) -> AppConfig:
         store=parse_store(path, raw.get("store")),
         encryption_path=_parse_encryption(path, raw.get("encryption")),
         generative_ui=parse_generative_ui(path, raw.get("ui"), raw.get("ui_config")),
+        models=parse_models(path, raw.get("models")),
     )
 
 

@@ -39,6 +39,7 @@ from open_langgraph.server.routes import (
     mcp,
     meta,
     metrics,
+    openai,
     runs,
     store,
     thread_protocol,
@@ -322,4 +323,6 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     )
     for module in routers:
         app.include_router(module.router)
+    # OpenAI's API on the embedded models, for projects that name hosted models (issue 32).
+    openai.install(app, settings.config.models.aliases)
     return app
