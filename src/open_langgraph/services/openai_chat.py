@@ -25,7 +25,9 @@ from langchain_core.runnables import Runnable
 
 from open_langgraph.models.errors import ModelError
 from open_langgraph.models.local import LocalChatModel, UnsupportedSchemaError, schema_grammar
+from open_langgraph.models.local.catalog import LOCAL_MODELS
 from open_langgraph.models.local.messages import TruncatedOutputError
+from open_langgraph.models.local.runner import is_loaded
 from open_langgraph.observability import metrics
 from open_langgraph.services.openai_messages import (
     chunk_delta,
@@ -154,6 +156,8 @@ class OpenAIChat:
             if _METRICS:
                 metrics.OPENAI_WAITING.dec()
                 metrics.OPENAI_QUEUE_WAIT.observe(time.monotonic() - started)
+        if is_loaded(LOCAL_MODELS[call.name].filename):
+            return  # the usual case: no thread hop on the way to the first token
         try:
             await asyncio.to_thread(call.model.runner)
         except (ModelError, OSError) as exc:
@@ -175,13 +179,21 @@ class OpenAIChat:
         call = self.prepare(request)
         await self._acquire(call)
         started = time.monotonic()
-        try:
-            message = await asyncio.to_thread(call.runnable.invoke, call.messages, **call.kwargs)
-        except (TruncatedOutputError, RuntimeError) as exc:
-            raise _model_refusal(exc) from exc
-        finally:
+        work = asyncio.ensure_future(
+            asyncio.to_thread(call.runnable.invoke, call.messages, **call.kwargs)
+        )
+
+        def done(_: asyncio.Future[Any]) -> None:
+            # When decoding ends, not when the client leaves: the runner cannot be interrupted
+            # and the next request must not start (and hold a thread) before it is free.
             self._lock.release()
             _record_seconds(call.name, started)
+
+        work.add_done_callback(done)
+        try:
+            message = await asyncio.shield(work)
+        except (TruncatedOutputError, RuntimeError) as exc:
+            raise _model_refusal(exc) from exc
         assert isinstance(message, AIMessage)
         _record_tokens(call.name, message)
         return completion_body(
