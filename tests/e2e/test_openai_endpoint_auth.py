@@ -28,7 +28,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         config,
         directory / "olg.db",
         directory / "server.log",
-        env={"OLG_API_KEYS": "alice:alice-key", "OLG_MODEL": ""},
+        # Its own model cache: another process may have assembled Qwen in the shared one.
+        env={
+            "OLG_API_KEYS": "alice:alice-key",
+            "OLG_MODEL": "",
+            "OLG_MODEL_CACHE": str(directory / "models"),
+        },
     )
     process.start()
     yield process
