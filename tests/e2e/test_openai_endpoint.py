@@ -283,6 +283,18 @@ def test_bad_bodies_are_400_in_openai_shape(served: ServerProcess) -> None:
         assert error["type"] == "invalid_request_error" and error["message"], body
 
 
+def test_extreme_numbers_are_bounded_not_failed(client: openai.OpenAI) -> None:
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    reply = client.chat.completions.create(
+        model=MODEL,
+        messages=_ask("Is water wet?"),
+        max_tokens=2**31 - 1,  # bounded by the context; the grammar ends the reply early
+        seed=2**63,
+        response_format={"type": "json_schema", "json_schema": {"name": "a", "schema": schema}},
+    )
+    assert isinstance(json.loads(reply.choices[0].message.content or "")["ok"], bool)
+
+
 def test_bad_body_through_the_sdk_is_bad_request(client: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(model=MODEL, messages=_ask("Hi"), temperature=5)

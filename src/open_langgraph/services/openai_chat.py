@@ -95,11 +95,13 @@ class OpenAIChat:
         """
         spec = resolve_chat_model(request.model, self.aliases)
         stop = [request.stop] if isinstance(request.stop, str) else request.stop
+        wanted = request.max_completion_tokens or request.max_tokens or DEFAULT_MAX_TOKENS
         model = LocalChatModel(
             model_name=spec.name,
-            max_tokens=request.max_completion_tokens or request.max_tokens or DEFAULT_MAX_TOKENS,
+            # A reply cannot outgrow the context; llama.cpp's fields are 32-bit.
+            max_tokens=min(wanted, spec.n_ctx),
             temperature=request.temperature if request.temperature is not None else 0.0,
-            seed=request.seed,
+            seed=None if request.seed is None else request.seed % 2**32,
             stop=stop or None,
         )
         messages = to_langchain(request.messages)

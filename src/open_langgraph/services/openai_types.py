@@ -81,11 +81,11 @@ class ChatCompletionRequest(_Open):
     tools: list[Tool] | None = None
     tool_choice: Literal["auto", "none", "required"] | NamedToolChoice | None = None
     response_format: ResponseFormat | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
-    max_completion_tokens: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    max_completion_tokens: int | None = Field(default=None, ge=1, le=2**31 - 1)
     stop: str | list[str] | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=-(2**63), le=2**64 - 1)
     n: int | None = Field(default=None, ge=1, le=1)
     """One choice per request: the model decodes one sequence at a time."""
 
