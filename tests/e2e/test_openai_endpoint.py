@@ -9,6 +9,7 @@ usage counts, error shapes) and never the wording of an answer. Replies are boun
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -343,6 +344,29 @@ def test_chat_openai_structured_output(served: ServerProcess) -> None:
     )
     person = llm.with_structured_output(Person, method="json_schema").invoke("Invent a person.")
     assert isinstance(person, Person)
+
+
+async def test_concurrent_requests_queue_and_all_finish(served: ServerProcess) -> None:
+    async with openai.AsyncOpenAI(
+        base_url=f"{served.url}/v1", api_key="sk-local", max_retries=0
+    ) as client:
+
+        async def ask(i: int, stream: bool) -> str:
+            if not stream:
+                reply = await client.chat.completions.create(
+                    model=MODEL, messages=_ask(f"Say {i}."), max_tokens=6
+                )
+                return reply.choices[0].finish_reason
+            chunks = [
+                c
+                async for c in await client.chat.completions.create(
+                    model=MODEL, messages=_ask(f"Say {i}."), max_tokens=6, stream=True
+                )
+            ]
+            return str(chunks[-1].choices[0].finish_reason)
+
+        reasons = await asyncio.gather(*(ask(i, stream=i % 2 == 1) for i in range(4)))
+    assert all(reason in ("stop", "length") for reason in reasons)
 
 
 def test_metrics_count_requests_tokens_and_queue(served: ServerProcess) -> None:
