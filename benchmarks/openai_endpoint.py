@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -131,6 +132,8 @@ def main() -> int:
     parser.add_argument("--json", default=None, help="write the results to this file")
     args = parser.parse_args()
 
+    # SIGTERM (a timeout) runs the `finally` below too, so the server never outlives us.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     model = LocalChatModel(model_name=args.model, max_tokens=args.max_tokens, temperature=0)
     model.runner()  # loaded before timing
     port = _free_port()
@@ -149,6 +152,7 @@ def main() -> int:
             order = ("in_process", "endpoint") if i % 2 == 0 else ("endpoint", "in_process")
             for name in order:
                 runs[name].append(sides[name](prompt))
+                print(f"round {i}: {name} {runs[name][-1]}", file=sys.stderr, flush=True)
     finally:
         server.terminate()
         server.wait(timeout=15)
