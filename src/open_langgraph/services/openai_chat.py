@@ -17,17 +17,10 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
-from langchain_core.runnables import Runnable
 
-from open_langgraph.models.errors import ModelError
-from open_langgraph.models.local import LocalChatModel, UnsupportedSchemaError, schema_grammar
-from open_langgraph.models.local.catalog import LOCAL_MODELS
-from open_langgraph.models.local.messages import TruncatedOutputError
-from open_langgraph.models.local.runner import is_loaded
 from open_langgraph.observability import metrics
 from open_langgraph.services.openai_messages import (
     chunk_delta,
@@ -38,6 +31,14 @@ from open_langgraph.services.openai_messages import (
 )
 from open_langgraph.services.openai_models import OpenAIError, resolve_chat_model
 from open_langgraph.services.openai_types import ChatCompletionRequest
+
+if TYPE_CHECKING:
+    # The embedded models' package pulls LangChain's model machinery (most of a second to
+    # import): it is imported by the first request, not when `olg serve` starts.
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.runnables import Runnable
+
+    from open_langgraph.models.local import LocalChatModel
 
 #: Tokens a reply may take when the request does not bound it (OpenAI's default is the
 #: context window; a small model rambling that far would hold the queue for minutes).
@@ -93,6 +94,12 @@ class OpenAIChat:
         Raises:
             OpenAIError: 404 for an unknown model, 400 for what the model cannot honour.
         """
+        from open_langgraph.models.local import (
+            LocalChatModel,
+            UnsupportedSchemaError,
+            schema_grammar,
+        )
+
         spec = resolve_chat_model(request.model, self.aliases)
         stop = [request.stop] if isinstance(request.stop, str) else request.stop
         wanted = request.max_completion_tokens or request.max_tokens or DEFAULT_MAX_TOKENS
@@ -158,6 +165,10 @@ class OpenAIChat:
             if _METRICS:
                 metrics.OPENAI_WAITING.dec()
                 metrics.OPENAI_QUEUE_WAIT.observe(time.monotonic() - started)
+        from open_langgraph.models.errors import ModelError
+        from open_langgraph.models.local.catalog import LOCAL_MODELS
+        from open_langgraph.models.local.runner import is_loaded
+
         if is_loaded(LOCAL_MODELS[call.name].filename):
             return  # the usual case: no thread hop on the way to the first token
         try:
@@ -194,7 +205,7 @@ class OpenAIChat:
         work.add_done_callback(done)
         try:
             message = await asyncio.shield(work)
-        except (TruncatedOutputError, RuntimeError) as exc:
+        except Exception as exc:  # a refusal is a 400; anything else propagates unchanged
             raise _model_refusal(exc) from exc
         assert isinstance(message, AIMessage)
         _record_tokens(call.name, message)
@@ -276,6 +287,8 @@ def _choice(delta: dict[str, Any], reason: str | None = None) -> dict[str, Any]:
 
 
 def _is_refusal(exc: BaseException) -> bool:
+    from open_langgraph.models.local.messages import TruncatedOutputError
+
     return isinstance(exc, TruncatedOutputError) or (
         isinstance(exc, RuntimeError) and str(exc).startswith("llama.cpp rejected")
     )

@@ -13,10 +13,21 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from open_langgraph.models.local.catalog import LOCAL_MODELS, LocalModelSpec
-from open_langgraph.models.settings import DEFAULT_MODEL, default_model
 from open_langgraph.models_config import local_name
+
+if TYPE_CHECKING:
+    from open_langgraph.models.local.catalog import LocalModelSpec
+
+
+def _catalogue() -> dict[str, LocalModelSpec]:
+    """The embedded models; imported on first use, since importing the package loads the
+    chat model class and LangChain's model machinery (not needed to start `olg serve`)."""
+    from open_langgraph.models.local.catalog import LOCAL_MODELS
+
+    return LOCAL_MODELS
+
 
 #: OpenAI's chat model families; a request naming one of them without an alias is answered by
 #: the default embedded model.
@@ -38,7 +49,7 @@ class OpenAIError(Exception):
 
 
 def model_not_found(name: str) -> OpenAIError:
-    known = ", ".join(sorted(LOCAL_MODELS))
+    known = ", ".join(sorted(_catalogue()))
     return OpenAIError(
         404,
         f"The model {name!r} does not exist here; the embedded models are {known} (also as "
@@ -50,8 +61,10 @@ def model_not_found(name: str) -> OpenAIError:
 
 def default_local_model() -> str:
     """`$OLG_MODEL` when it names an embedded model, else the catalogue's default."""
+    from open_langgraph.models.settings import DEFAULT_MODEL, default_model
+
     configured = default_model()
-    if configured.startswith("local/") and local_name(configured) in LOCAL_MODELS:
+    if configured.startswith("local/") and local_name(configured) in _catalogue():
         return local_name(configured)
     return local_name(DEFAULT_MODEL)
 
@@ -62,21 +75,22 @@ def resolve_chat_model(name: str, aliases: Mapping[str, str]) -> LocalModelSpec:
     Raises:
         OpenAIError: 404 for a name that is neither an alias, a catalogue model nor OpenAI's.
     """
+    catalogue = _catalogue()
     target = aliases.get(name) or aliases.get(f"openai:{name}") or aliases.get(f"openai/{name}")
     if target is None:
         target = local_name(name)
-        if target not in LOCAL_MODELS:
+        if target not in catalogue:
             if not _OPENAI_CHAT.match(name):
                 raise model_not_found(name)
             target = default_local_model()
-    return LOCAL_MODELS[target]
+    return catalogue[target]
 
 
 def model_list(aliases: Mapping[str, str]) -> list[dict[str, object]]:
     """`/v1/models`' `data`: the catalogue, then each alias (its `owned_by` names the target)."""
     entries: list[dict[str, object]] = [
         {"id": name, "object": "model", "created": 0, "owned_by": "open-langgraph"}
-        for name in LOCAL_MODELS
+        for name in _catalogue()
     ]
     entries += [
         {"id": alias, "object": "model", "created": 0, "owned_by": f"local/{target}"}
