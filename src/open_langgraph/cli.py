@@ -115,6 +115,12 @@ def _parser() -> argparse.ArgumentParser:
         "eval", help="evaluate an agent", description="olg eval webshop --help"
     )
     evaluate.add_argument("eval_args", nargs=argparse.REMAINDER)
+    models = commands.add_parser(
+        "models",
+        help="the embedded models over OpenAI's API",
+        description="olg models serve [--host H] [--port P] [--config FILE]",
+    )
+    models.add_argument("models_args", nargs=argparse.REMAINDER)
     replay = commands.add_parser("replay", help="replay a recorded episode without a model")
     replay.add_argument("replay_args", nargs=argparse.REMAINDER)
     run = commands.add_parser(
@@ -476,6 +482,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return exit_codes.CONFIG_ERROR
+    if args.command == "models":
+        from open_langgraph.models_cli import models_main
+
+        return models_main(args.models_args)
     if args.command == "run":
         from open_langgraph.run_cli import run_main
 

@@ -22,6 +22,7 @@ from open_langgraph.checkpointer_config import (
 from open_langgraph.config_errors import ConfigError
 from open_langgraph.genui_config import GenerativeUiConfig, parse_generative_ui
 from open_langgraph.http_config import HTTP_KEYS, HttpConfig, parse_http
+from open_langgraph.models_config import ModelsConfig, parse_models
 from open_langgraph.store_config import StoreConfig, parse_store
 from open_langgraph.webhook_config import (
     DEFAULT_ENV_PREFIX,
@@ -161,6 +162,8 @@ class AppConfig:
     ignored: tuple[str, ...] = ()
     """Keys accepted without effect here, one sentence each, which `olg serve` logs as
     warnings (they cannot be logged while loading: logging is set up later)."""
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    """`models.aliases`: hosted model names the `/v1` endpoint answers with embedded models."""
 
     @property
     def base_dir(self) -> Path:
@@ -213,6 +216,7 @@ def load_config(path: Path) -> AppConfig:
         "encryption",
         "ui",
         "ui_config",
+        "models",
         # Keys of langgraph.json that only matter to LangGraph's docker build; accepted so
         # that an existing langgraph.json is served unchanged.
         "python_version",
@@ -259,6 +263,7 @@ def load_config(path: Path) -> AppConfig:
         ignored=(*_ignored_top_level(path, raw), *checkpointer.ignored, *store.ignored),
         encryption_path=_parse_encryption(path, raw.get("encryption")),
         generative_ui=parse_generative_ui(path, raw.get("ui"), raw.get("ui_config")),
+        models=parse_models(path, raw.get("models")),
     )
 
 

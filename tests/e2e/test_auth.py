@@ -301,6 +301,36 @@ async def _metrics(w: World) -> None:
         assert "olg_http_requests_total" in response.text
 
 
+# -- the OpenAI-compatible endpoint: the embedded models, no resource of anyone's -----------
+@case("GET", "/v1/models")
+async def _openai_models(w: World) -> None:
+    for client in (w.b, w.a):
+        response = await raw(client, "GET", "/v1/models")
+        assert_status(response, 200)
+        assert "smollm2-135m" in {m["id"] for m in response.json()["data"]}
+
+
+@case("GET", "/v1/models/{model}")
+async def _openai_model(w: World) -> None:
+    for client in (w.b, w.a):
+        assert_status(await raw(client, "GET", "/v1/models/smollm2-135m"), 200)
+
+
+@case("POST", "/v1/chat/completions")
+async def _openai_chat(w: World) -> None:
+    # Past auth, a name no model answers is the model's 404 (and no model is loaded for it).
+    body = {"model": "no-such-model", "messages": [{"role": "user", "content": "Hi"}]}
+    for client in (w.b, w.a):
+        assert_status(await raw(client, "POST", "/v1/chat/completions", json=body), 404)
+
+
+@case("POST", "/v1/embeddings")
+async def _openai_embeddings(w: World) -> None:
+    for client in (w.b, w.a):
+        response = await raw(client, "POST", "/v1/embeddings", json={"model": "x", "input": "a"})
+        assert_status(response, 404)
+
+
 # -- assistants: shared, read-only for users without `assistants:write` ----------------------
 async def _assistant_ids(client: LangGraphClient) -> list[str]:
     return sorted(x["assistant_id"] for x in await client.assistants.search(limit=1000))
@@ -1347,6 +1377,7 @@ def _path_for(world: World, template: str) -> str:
         "checkpoint_id": world.a_checkpoint,
         "namespace": "inner",
         "cron_id": str(uuid.uuid4()),
+        "model": "smollm2-135m",
     }
     return template.format(**values)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+from typing import Any
+
 import pytest
 
 from open_langgraph.models import (
@@ -48,12 +51,25 @@ def test_missing_package_and_key_are_both_named() -> None:
     assert "ANTHROPIC_API_KEY" in message
 
 
+@pytest.fixture
+def without_langchain_openai(monkeypatch: pytest.MonkeyPatch) -> None:
+    """langchain-openai as if not installed (the `dev` extra has it, for the /v1 tests)."""
+    find_spec = importlib.util.find_spec
+
+    def hiding(name: str, *args: Any) -> Any:
+        return None if name == "langchain_openai" else find_spec(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", hiding)
+
+
+@pytest.mark.usefixtures("without_langchain_openai")
 def test_key_present_leaves_only_package_missing() -> None:
     with pytest.raises(ModelUnavailableError) as info:
         check_requirements("openai", "gpt-4o-mini", env={"OPENAI_API_KEY": "sk-test"})
     assert "langchain-openai" in str(info.value) and "OPENAI_API_KEY" not in str(info.value)
 
 
+@pytest.mark.usefixtures("without_langchain_openai")
 def test_base_url_makes_openai_key_optional() -> None:
     with pytest.raises(ModelUnavailableError) as info:
         check_requirements("openai", "llama3", env={}, base_url="http://localhost:8000/v1")

@@ -85,6 +85,38 @@ MODEL_DURATION = Histogram(
 )
 MODEL_ERRORS = Counter("olg_model_errors", "Chat model calls that raised, by model.", ["model"])
 
+# The OpenAI-compatible endpoint (`/v1`, services/openai_chat.py): requests for the embedded
+# models from any OpenAI client, a project's own `ChatOpenAI` included.
+OPENAI_REQUESTS = Counter(
+    "olg_openai_requests",
+    "Requests to the OpenAI-compatible endpoint answered, by endpoint, model and outcome "
+    "(ok, or the OpenAI error type).",
+    ["endpoint", "model", "outcome"],
+)
+OPENAI_TOKENS = Counter(
+    "olg_openai_tokens",
+    "Tokens the OpenAI-compatible endpoint read (prompt; cached: of those, re-used from the "
+    "prompt cache) and wrote (completion), by model.",
+    ["model", "kind"],
+)
+OPENAI_MODEL_SECONDS = Histogram(
+    "olg_openai_model_seconds",
+    "Time an embedded model spent on one `/v1` request, once it had the model (loading "
+    "included on first use), by model.",
+    ["model"],
+    buckets=_MODEL_BUCKETS,
+)
+OPENAI_QUEUE_WAIT = Histogram(
+    "olg_openai_queue_wait_seconds",
+    "Time a `/v1` request waited for the embedded model, busy with earlier requests.",
+    buckets=_MODEL_BUCKETS,
+)
+OPENAI_WAITING = Gauge(
+    "olg_openai_requests_waiting",
+    "`/v1` requests waiting now for the embedded model.",
+    multiprocess_mode="livesum",
+)
+
 
 def _registry() -> CollectorRegistry:
     """What `/metrics` shows: this process's metrics, or every process's in multi-process

@@ -45,6 +45,7 @@ from open_langgraph.server.routes import (
     mcp,
     meta,
     metrics,
+    openai,
     runs,
     store,
     thread_protocol,
@@ -366,6 +367,8 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     custom_routes = None if user_app is None else custom.add_routes(app, user_app)
     for router in rest:
         app.include_router(router)
+    # OpenAI's API on the embedded models, for projects that name hosted models (issue 32).
+    openai.install(app, settings.config.models.aliases)
     app.add_middleware(_RequestHeaders)
     if user_app is not None and http.middleware_order == "auth_first":
         custom.add_custom_middleware(app, user_app)

@@ -32,6 +32,7 @@ from open_langgraph.models.local.grammar import (
     FINAL_ANSWER,
     ToolChoiceMode,
     answer_grammar,
+    schema_grammar,
     tool_call_grammar,
 )
 from open_langgraph.models.local.messages import (
@@ -180,6 +181,9 @@ class LocalChatModel(BaseChatModel):
             request["stop"] = list(stops)
         if not specs:
             request["messages"] = to_chat_messages(messages)
+            schema: Mapping[str, Any] | None = kwargs.get("response_schema")
+            if schema is not None:  # the OpenAI endpoint's `response_format` (json_schema)
+                request["grammar"] = schema_grammar(schema)
             return request, "text"
         answering = choice in ("auto", FINAL_ANSWER)
         allowed = (

@@ -1,0 +1,57 @@
+"""`olg models serve`: the OpenAI-compatible endpoint on its own, with no graphs and no database,
+a config's aliases applied when one is given."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+
+from tests.fixtures.server import free_port, stop_process, write_config
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def models_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    directory: Path = tmp_path_factory.mktemp("models-serve")
+    # A project's config: its graphs are not served here, its aliases are.
+    config = write_config(directory, models={"aliases": {"my-model": "local/smollm2-135m"}})
+    port = free_port()
+    log = (directory / "server.log").open("wb")
+    command = [sys.executable, "-m", "open_langgraph.cli", "models", "serve", "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--config", str(config)], stdout=log, stderr=subprocess.STDOUT, env=os.environ
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert process.poll() is None, (directory / "server.log").read_text()
+            try:
+                if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        stop_process(process, timeout=10)
+        log.close()
+
+
+def test_serves_chat_and_models_with_the_config_aliases(models_server: str) -> None:
+    client = openai.OpenAI(base_url=f"{models_server}/v1", api_key="x", max_retries=0)
+    assert "my-model" in {m.id for m in client.models.list()}
+    reply = client.chat.completions.create(
+        model="my-model", messages=[{"role": "user", "content": "Hi"}], max_tokens=3
+    )
+    assert reply.model == "smollm2-135m"
+    scraped = httpx.get(f"{models_server}/metrics").text
+    assert 'olg_openai_requests_total{endpoint="chat/completions"' in scraped
