@@ -108,7 +108,8 @@ def _provider(config_path: Path, spec: str) -> Embeddings:
 
     try:
         return init_embeddings(spec)
-    except (ImportError, ValueError) as exc:
+    except Exception as exc:  # a missing package, or the provider's client refusing to be
+        # built (openai.OpenAIError without OPENAI_API_KEY): either way the index cannot work
         raise ConfigError(config_path, _KEY, f"cannot load {spec!r}: {one_line(exc)}") from exc
 
 
