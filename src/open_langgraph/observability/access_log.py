@@ -10,13 +10,13 @@ logged. The query string is left out: it may carry values a client considers pri
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 import orjson
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from open_langgraph.header_patterns import HeaderPatterns
+from open_langgraph.observability.exchange import run_measured
 from open_langgraph.redact import redact_text
 
 logger = logging.getLogger("open_langgraph.access")
@@ -54,19 +54,9 @@ class AccessLog:
         if path.removeprefix(root) in _QUIET_PATHS:
             await self.app(scope, receive, send)
             return
-        status = 500
-        began = time.perf_counter()
 
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, sending)
-        finally:
-            millis = round((time.perf_counter() - began) * 1000)
+        def finished(status: int, seconds: float) -> None:
+            millis = round(seconds * 1000)
             headers = logged_headers(self.headers, scope.get("headers", ()))
             line = f"{scope['method']} {path} {status} {millis}ms"
             if headers:
@@ -75,3 +65,5 @@ class AccessLog:
             if headers:
                 fields["headers"] = headers
             logger.debug(line, extra={"http": fields})
+
+        await run_measured(self.app, scope, receive, send, finished)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from open_langgraph.observability import metrics
+from open_langgraph.observability.exchange import run_measured
 
 _UNMATCHED = "<unmatched>"
 
@@ -31,19 +31,11 @@ class RequestMetrics:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        status = 500
-        began = time.perf_counter()
 
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, sending)
-        finally:
+        def finished(status: int, seconds: float) -> None:
             route = route_of(scope)
             method = scope["method"]
             metrics.HTTP_REQUESTS.labels(method, route, str(status)).inc()
-            metrics.HTTP_DURATION.labels(method, route).observe(time.perf_counter() - began)
+            metrics.HTTP_DURATION.labels(method, route).observe(seconds)
+
+        await run_measured(self.app, scope, receive, send, finished)
