@@ -7,8 +7,6 @@ import contextlib
 import gc
 import logging
 import os
-import signal
-import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +15,13 @@ from typing import TYPE_CHECKING, Any
 from open_langgraph import __version__, exit_codes
 from open_langgraph.config import AppConfig, ConfigError, find_config_file, load_config
 from open_langgraph.extras import needs_extra
+from open_langgraph.http_listener import (
+    add_listen_arguments,
+    cannot_listen,
+    listen,
+    run_uvicorn,
+    stop_on_signals,
+)
 from open_langgraph.worker_cli import (
     add_log_format_argument,
     add_metrics_arguments,
@@ -30,8 +35,6 @@ from open_langgraph.worker_cli import (
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8123
 DEFAULT_DB = Path(".olg") / "olg.db"
 
 
@@ -40,8 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"olg {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the configured graphs over HTTP")
-    serve.add_argument("--host", default=os.environ.get("OLG_HOST", DEFAULT_HOST))
-    serve.add_argument("--port", type=int, default=int(os.environ.get("OLG_PORT", DEFAULT_PORT)))
+    add_listen_arguments(serve)
     serve.add_argument(
         "--config",
         default=None,
@@ -64,7 +66,6 @@ def _parser() -> argparse.ArgumentParser:
         default=int(os.environ.get("OLG_MAX_CONCURRENCY", "32")),
         help="runs executed at once in this process",
     )
-    serve.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
     add_log_format_argument(serve)
     add_queue_arguments(serve)
     serve.add_argument(
@@ -160,8 +161,6 @@ def _serve(args: argparse.Namespace) -> int:
     from open_langgraph.observability import multiprocess
 
     multiprocess.prepare(spawns_workers=args.workers > 0)
-    import uvicorn
-
     from open_langgraph.auth.loading import load_auth
     from open_langgraph.encryption.loading import load_encryption
     from open_langgraph.extras import warn_off
@@ -230,15 +229,11 @@ def _serve(args: argparse.Namespace) -> int:
     if database_lock is None:
         return exit_code
     try:
-        sock = _listen(args.host, args.port)
+        sock = listen(args.host, args.port)
     except OSError as exc:
         if queue is None:
             database_lock.release()
-        print(
-            f"olg: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; another "
-            "server may be using it: stop it or choose another --port",
-            file=sys.stderr,
-        )
+        print(cannot_listen(args.host, args.port, exc), file=sys.stderr)
         return exit_codes.ADDRESS_IN_USE
 
     from open_langgraph.observability.logs import configure_logging
@@ -282,16 +277,20 @@ def _serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    # SIGTERM / SIGINT end this process by SystemExit, so worker children are stopped and
-    # locks released on the way out. While uvicorn runs, its own handlers take the signal
-    # for a graceful shutdown, then re-raise it here once done.
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, _exit_on_signal)
+    stop_on_signals()
     started = False
     try:
         workers = worker_processes(worker_argv(args), args.workers) if args.workers else None
         with workers or contextlib.nullcontext():
-            started = _run_uvicorn(uvicorn, app, args, sock)
+            started = run_uvicorn(
+                app,
+                sock,
+                host=args.host,
+                port=args.port,
+                log_level=args.log_level,
+                log_format=args.log_format,
+                shutdown_grace=args.shutdown_grace,
+            )
     except SystemExit as stop:
         # A signal's SystemExit(0) ends a server that ran; uvicorn exits non-zero when the
         # app's start-up failed.
@@ -313,46 +312,6 @@ def _custom_app(config: AppConfig) -> Starlette | None:
     from open_langgraph.server.custom_app import load_custom_app
 
     return load_custom_app(config)
-
-
-def _exit_on_signal(signum: int, frame: Any) -> None:
-    raise SystemExit(0)
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """The listening socket, bound before the app is built: a port in use is a one-line
-    error and its own exit code, not a log line from a server that then exits 0."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family=family)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host.strip("[]"), port))
-    except OSError:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
-
-
-def _run_uvicorn(uvicorn: Any, app: Any, args: argparse.Namespace, sock: socket.socket) -> bool:
-    """Serve until stopped; whether the app started (its lifespan ran)."""
-    config = uvicorn.Config(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level="warning" if args.log_level.lower() == "info" else args.log_level.lower(),
-        # JSON logs: uvicorn's loggers go through our root handler instead of its own.
-        **({"log_config": None} if args.log_format == "json" else {}),
-        access_log=False,
-        loop="auto",
-        http="auto",
-        # Open SSE streams would otherwise hold a shutdown until their runs end; after this
-        # grace period the lifespan stops the runs (stored as errors, queued ones kept).
-        timeout_graceful_shutdown=args.shutdown_grace,
-    )
-    server = uvicorn.Server(config)
-    server.run(sockets=[sock])
-    return bool(server.started)
 
 
 def _lock_database(args: argparse.Namespace) -> tuple[Any, int]:

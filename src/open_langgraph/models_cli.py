@@ -16,9 +16,13 @@ from typing import Any
 
 from open_langgraph import exit_codes
 from open_langgraph.config import AppConfig, ConfigError, find_config_file, load_config
-
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8123
+from open_langgraph.http_listener import (
+    add_listen_arguments,
+    cannot_listen,
+    listen,
+    run_uvicorn,
+    stop_on_signals,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,15 +31,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     actions = parser.add_subparsers(dest="action", required=True)
     serve = actions.add_parser("serve", help="serve /v1 on the embedded models")
-    serve.add_argument("--host", default=os.environ.get("OLG_HOST", DEFAULT_HOST))
-    serve.add_argument("--port", type=int, default=int(os.environ.get("OLG_PORT", DEFAULT_PORT)))
+    add_listen_arguments(serve)
     serve.add_argument(
         "--config",
         default=None,
         help="config file for models.aliases and auth (default: $OLG_CONFIG, else "
         "./open_langgraph.json or ./langgraph.json when present; none is needed)",
     )
-    serve.add_argument("--log-level", default=os.environ.get("OLG_LOG_LEVEL", "info"))
     return parser
 
 
@@ -102,12 +104,21 @@ def models_main(argv: Sequence[str]) -> int:
     except ConfigError as exc:
         print(f"olg: config error: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
-    import uvicorn
-
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as exc:
+        print(cannot_listen(args.host, args.port, exc), file=sys.stderr)
+        return exit_codes.ADDRESS_IN_USE
     from open_langgraph.observability.logs import configure_logging
 
     configure_logging(args.log_level, "text")
     print(f"olg: serving the embedded models on http://{args.host}:{args.port}/v1", flush=True)
-    level = "warning" if args.log_level.lower() == "info" else args.log_level.lower()
-    uvicorn.run(app, host=args.host, port=args.port, log_level=level, access_log=False)
+    stop_on_signals()
+    try:
+        started = run_uvicorn(app, sock, host=args.host, port=args.port, log_level=args.log_level)
+    except SystemExit as stop:
+        started = stop.code in (None, 0)
+    if not started:
+        print("olg: start-up failed (the error is above); nothing was served", file=sys.stderr)
+        return exit_codes.STARTUP_FAILED
     return 0

@@ -44,6 +44,8 @@ def models_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         stop_process(process, timeout=10)
         log.close()
+    # SIGTERM is a clean stop for a supervisor, as for `olg serve`.
+    assert process.returncode == 0, (directory / "server.log").read_text()
 
 
 def test_serves_chat_and_models_with_the_config_aliases(models_server: str) -> None:

@@ -44,9 +44,7 @@ def one_line(result: subprocess.CompletedProcess[str]) -> str:
 
 def test_a_port_in_use_is_exit_6(tmp_path: Path):
     with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+        port = _listening(taken)
         result = olg(
             "serve", "--config", str(write_config(tmp_path)), "--db", str(tmp_path / "olg.db"),
             "--port", str(port),
@@ -58,6 +56,23 @@ def test_a_port_in_use_is_exit_6(tmp_path: Path):
     server = ServerProcess(write_config(tmp_path), tmp_path / "olg.db", tmp_path / "log")
     server.start()
     server.close()
+
+
+def test_models_serve_on_a_port_in_use_is_exit_6(tmp_path: Path):
+    with socket.socket() as taken:
+        port = _listening(taken)
+        result = olg(
+            "models", "serve", "--config", str(write_config(tmp_path)), "--port", str(port)
+        )
+    assert result.returncode == exit_codes.ADDRESS_IN_USE
+    assert f"cannot listen on 127.0.0.1:{port}" in one_line(result)
+
+
+def _listening(sock: socket.socket) -> int:
+    """Binds `sock` to a free port and listens: the port a server is then refused."""
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock.getsockname()[1]
 
 
 def test_a_bad_config_is_exit_2(tmp_path: Path):
