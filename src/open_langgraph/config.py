@@ -163,7 +163,7 @@ class AppConfig:
     """Keys accepted without effect here, one sentence each, which `olg serve` logs as
     warnings (they cannot be logged while loading: logging is set up later)."""
     models: ModelsConfig = field(default_factory=ModelsConfig)
-    """`models.aliases`: hosted model names the `/v1` endpoint answers with embedded models."""
+    """`models.aliases`: hosted model names answered by embedded models, on `/v1` and in graphs."""
 
     @property
     def base_dir(self) -> Path:

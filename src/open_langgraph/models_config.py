@@ -1,4 +1,5 @@
-"""`models` of the config file: which embedded model answers a hosted model's name on `/v1`.
+"""`models` of the config file: which embedded model answers a hosted model's name, on `/v1`
+and inside the served graphs (models/aliases.py).
 
     "models": {"aliases": {"gpt-4o-mini": "local/smollm2-135m",
                            "openai:gpt-4o-mini": "local/smollm2-135m"}}

@@ -3,10 +3,14 @@ calling `init_chat_model("openai:gpt-4o-mini")` with a bound tool, served unchan
 `OPENAI_BASE_URL` pointing at the same server's `/v1`. The model that answers is the embedded
 SmolLM2 (`OLG_MODEL=local/smollm2-135m`: OpenAI's model names with no alias go to the default
 embedded model, docs/models.md). No OpenAI key and no network: the key is `sk-local`.
+
+The same graph on Anthropic's model string (no `langchain-anthropic`, no key) runs on SmolLM2
+because the project's langgraph.json gains a `models.aliases` entry, as docs/models.md says.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 
@@ -26,6 +30,9 @@ def template_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
     directory = tmp_path_factory.mktemp("openai-template")
     project = directory / "weather-agent"
     shutil.copytree(TEMPLATE, project)
+    config = json.loads((project / "langgraph.json").read_text())
+    config["models"] = {"aliases": {"anthropic:claude-3-5-haiku-latest": "local/smollm2-135m"}}
+    (project / "langgraph.json").write_text(json.dumps(config))
     process = ServerProcess(
         project / "langgraph.json",
         directory / "olg.db",
@@ -41,6 +48,7 @@ def template_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
 
 
 async def test_a_run_calls_the_tool_and_answers(template_server: ServerProcess) -> None:
+    before = _served_by_v1(template_server)
     client = get_client(url=template_server.url)
     try:
         thread = await client.threads.create()
@@ -62,10 +70,39 @@ async def test_a_run_calls_the_tool_and_answers(template_server: ServerProcess) 
     assert isinstance(answer["content"], str) and answer["content"].strip()
     # The answer came from the embedded model, through /v1.
     assert answer["response_metadata"]["model_name"] == "smollm2-135m"
-    families = httpx.get(f"{template_server.url}/metrics", params={"format": "json"}).json()
-    served = [
-        s["value"]
-        for s in families["olg_openai_requests_total"]
-        if s["labels"]["endpoint"] == "chat/completions" and s["labels"]["outcome"] == "ok"
-    ]
-    assert sum(served) == 2
+    assert _served_by_v1(template_server) - before == 2
+
+
+async def test_an_aliased_anthropic_model_runs_on_the_embedded_model(
+    template_server: ServerProcess,
+) -> None:
+    before = _served_by_v1(template_server)
+    client = get_client(url=template_server.url)
+    try:
+        thread = await client.threads.create()
+        result = await client.runs.wait(
+            thread["thread_id"],
+            "claude_agent",
+            input={"messages": [{"role": "user", "content": "What is the weather in Oslo?"}]},
+        )
+        runs = await client.runs.list(thread["thread_id"])
+    finally:
+        await client.http.client.aclose()
+    assert runs[0]["status"] == "success", result
+    messages = result["messages"]
+    assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"]
+    assert messages[1]["tool_calls"][0]["name"] == "get_weather"
+    assert messages[3]["response_metadata"]["model_name"] == "smollm2-135m"
+    # In the server's own process, not through /v1: the alias replaced the model itself.
+    assert _served_by_v1(template_server) == before
+
+
+def _served_by_v1(server: ServerProcess) -> float:
+    """Chat completions `/v1` answered so far."""
+    families = httpx.get(f"{server.url}/metrics", params={"format": "json"}).json()
+    return sum(
+        sample["value"]
+        for sample in families.get("olg_openai_requests_total", [])
+        if sample["labels"]["endpoint"] == "chat/completions"
+        and sample["labels"]["outcome"] == "ok"
+    )

@@ -16,6 +16,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from open_langgraph.models.aliases import active_target, local_model
 from open_langgraph.models.errors import (
     ModelError,
     ModelFileError,
@@ -49,7 +50,11 @@ def load_chat_model(model: str | None = None, **kwargs: Any) -> BaseChatModel:
         ModelNameError: the string is malformed or names an unknown local model/provider.
         ModelUnavailableError: the provider's package or API key is missing.
     """
-    provider, name = parse_model_string(model or default_model())
+    requested = model or default_model()
+    target = active_target(requested)
+    if target is not None:
+        return local_model(target, kwargs)
+    provider, name = parse_model_string(requested)
     if provider == "local":
         # Imported here so hosted-only deployments never import the llama.cpp binding.
         from open_langgraph.models.local import LOCAL_MODELS, LocalChatModel

@@ -24,6 +24,7 @@ from langgraph.store.memory import InMemoryStore
 from open_langgraph.config import AppConfig, ConfigError, GraphSpec
 from open_langgraph.importing import import_attribute
 from open_langgraph.local_packages import make_importable
+from open_langgraph.models.aliases import apply_model_aliases
 from open_langgraph.runtime.factories import (
     AccessContext,
     FactoryArguments,
@@ -70,6 +71,8 @@ class GraphRegistry:
         # process memory until `bind` attaches the server's persistent one.
         self.store: BaseStore = InMemoryStore()
         self._graphs: dict[str, LoadedGraph] = {}
+        # Before the graphs' modules run: a model they build at import time is aliased too.
+        apply_model_aliases(config.models.aliases)
         make_importable(config.dependencies)
         if str(config.base_dir) not in sys.path:
             sys.path.insert(0, str(config.base_dir))

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from open_langgraph.models.aliases import alias_target
 from open_langgraph.models_config import local_name
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def resolve_chat_model(name: str, aliases: Mapping[str, str]) -> LocalModelSpec:
         OpenAIError: 404 for a name that is neither an alias, a catalogue model nor OpenAI's.
     """
     catalogue = _catalogue()
-    target = aliases.get(name) or aliases.get(f"openai:{name}") or aliases.get(f"openai/{name}")
+    target = alias_target(aliases, name, "openai")
     if target is None:
         target = local_name(name)
         if target not in catalogue:
