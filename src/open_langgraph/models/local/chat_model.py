@@ -98,7 +98,7 @@ class LocalChatModel(BaseChatModel):
         if is_loaded(self._spec.filename):
             return get_runner(ensure_model_file(self._spec), n_ctx=self._spec.n_ctx)
         name = f"local/{self.model_name}"
-        report_stage("model_load", f"loading {name} (its first use in this process)")
+        report_stage("model_load", f"loading {name}")
         started = time.monotonic()
         runner = get_runner(ensure_model_file(self._spec), n_ctx=self._spec.n_ctx)
         report_stage("model_loaded", f"{name} loaded in {time.monotonic() - started:.1f} s")

@@ -10,9 +10,11 @@ decode at a time. No socket is opened: requests are passed as dicts to the in-pr
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +22,8 @@ from typing import Any
 
 from open_langgraph.extras import install_hint
 from open_langgraph.models.errors import ModelUnavailableError
+
+logger = logging.getLogger(__name__)
 
 ChunkCallback = Callable[[str], None]
 
@@ -54,10 +58,19 @@ class LlamaRunner:
         params.use_jinja = True  # apply the chat template stored in the GGUF
         params.verbosity = -1  # llama.cpp logs every request otherwise
         started = time.perf_counter()
+        resident_before = resident_bytes()
         self._server = xllamacpp.Server(params)
         self.load_seconds = time.perf_counter() - started
+        # What the load added to this process (weights, KV cache, buffers); at least the file,
+        # whose pages the first requests touch later.
+        self.footprint = max(resident_bytes() - resident_before, model_path.stat().st_size)
         self.model_path = model_path
         self._lock = threading.Lock()
+
+    @property
+    def busy(self) -> bool:
+        """Whether a completion is running on it now."""
+        return self._lock.locked()
 
     def complete(
         self, request: Mapping[str, Any], on_chunk: ChunkCallback | None = None
@@ -132,8 +145,77 @@ def _raise_on_error(payload: Any) -> None:
         raise RuntimeError(f"llama.cpp rejected the request: {message}")
 
 
-_RUNNERS: dict[Path, LlamaRunner] = {}
+_RUNNERS: OrderedDict[Path, LlamaRunner] = OrderedDict()
+"""Loaded runners, least recently used first."""
 _RUNNERS_LOCK = threading.Lock()
+
+#: A model about to load is expected to take its file's size and this much more (KV cache,
+#: compute buffers: 0.25-0.35 of the file measured for the catalogue's two models) until its
+#: real footprint is known.
+LOAD_OVERHEAD = 0.35
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux; 0 elsewhere, which disables the accounting)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def memory_budget() -> int | None:
+    """Bytes the loaded models may take together: `$OLG_MODEL_MEMORY_MB`, else half of the
+    machine's memory; None when neither is known."""
+    configured = os.environ.get("OLG_MODEL_MEMORY_MB", "").strip()
+    if configured:
+        try:
+            return int(float(configured) * 2**20)
+        except ValueError:
+            raise ModelUnavailableError(
+                f"OLG_MODEL_MEMORY_MB={configured!r} is not a number of megabytes"
+            ) from None
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (OSError, ValueError):
+        return None
+
+
+def _make_room(model_path: Path) -> None:
+    """Unloads the least recently used idle models until `model_path` fits the budget
+    (`_RUNNERS_LOCK` held). A model bigger than the whole budget is refused; when the others
+    are all busy it loads anyway, with a WARNING, rather than fail their runs."""
+    budget = memory_budget()
+    if budget is None:
+        return
+    needed = int(model_path.stat().st_size * (1 + LOAD_OVERHEAD))
+    mib = 2**20
+    if needed > budget:
+        raise ModelUnavailableError(
+            f"{model_path.name} needs about {needed // mib} MB, more than the models' memory "
+            f"budget of {budget // mib} MB: raise OLG_MODEL_MEMORY_MB"
+        )
+    for key, runner in list(_RUNNERS.items()):
+        if sum(r.footprint for r in _RUNNERS.values()) + needed <= budget:
+            return
+        if runner.busy:
+            continue
+        # Dropped, not closed: a caller still holding it finishes its call, and the memory
+        # goes with the last reference.
+        del _RUNNERS[key]
+        logger.info("unloaded %s to make room for %s", key.name, model_path.name)
+    if sum(r.footprint for r in _RUNNERS.values()) + needed > budget:
+        logger.warning(
+            "loading %s beyond the models' memory budget (%d MB): the loaded models are busy",
+            model_path.name,
+            budget // mib,
+        )
+
+
+def loaded_models() -> list[Path]:
+    """The loaded model files, least recently used first."""
+    with _RUNNERS_LOCK:
+        return list(_RUNNERS)
 
 
 #: Loading a model holds the interpreter for seconds (llama.cpp keeps the GIL while it maps
@@ -179,6 +261,9 @@ def get_runner(model_path: Path, *, n_ctx: int) -> LlamaRunner:
     with _RUNNERS_LOCK:
         runner = _RUNNERS.get(key)
         if runner is None:
+            _make_room(key)
             with announced_load(LOAD_ALLOWANCE_SECONDS):
                 runner = _RUNNERS[key] = LlamaRunner(key, n_ctx=n_ctx)
+        else:
+            _RUNNERS.move_to_end(key)
         return runner
