@@ -215,3 +215,36 @@ async def test_metrics_need_the_configured_auth(traced: ServerProcess) -> None:
     assert anonymous.json()["detail"]
     assert scraper.status_code == 200
     assert "olg_http_requests_total" in scraper.text
+
+
+async def test_a_v1_chat_completion_is_traced_as_a_model_call(
+    traced: ServerProcess, receiver: OtlpReceiver
+) -> None:
+    """The OpenAI-compatible endpoint's model call is a span under its request's span, with
+    the GenAI attributes a run's model calls have."""
+    async with httpx.AsyncClient(base_url=traced.url, timeout=120) as client:
+        response = await client.post(
+            "/v1/chat/completions",
+            headers={"x-api-key": "key-a"},
+            json={
+                "model": "smollm2-135m",
+                "messages": [{"role": "user", "content": "Say hi"}],
+                "max_tokens": 3,
+            },
+        )
+    assert response.status_code == 200, response.text
+    usage = response.json()["usage"]
+
+    def has_call(spans: list[ReceivedSpan]) -> bool:
+        calls = [s for s in spans if s.name == "chat smollm2-135m"]
+        return bool(calls) and any(s.span_id == calls[0].parent_id for s in spans)
+
+    spans = [s for s in receiver.wait_for(has_call) if s.path == "/v1/traces"]
+    [call] = [s for s in spans if s.name == "chat smollm2-135m"]
+    [request] = [s for s in spans if s.span_id == call.parent_id]
+    assert request.name == "POST /v1/chat/completions"
+    assert request.start <= call.start <= call.end <= request.end
+    assert call.kind == CLIENT
+    assert call.attributes["gen_ai.request.model"] == "smollm2-135m"
+    assert call.attributes["gen_ai.usage.input_tokens"] == usage["prompt_tokens"]
+    assert call.attributes["gen_ai.usage.output_tokens"] == usage["completion_tokens"]

@@ -65,6 +65,12 @@ class LangfuseTracing:
         ):
             yield [CallbackHandler()]
 
+    def call_handler(self) -> Any:
+        """A callback handler for a model call outside any run (`/v1`): its own trace."""
+        from langfuse.langchain import CallbackHandler
+
+        return CallbackHandler()
+
     def shutdown(self) -> None:
         """Send what is buffered (bounded by the SDK's timeout) and stop its threads."""
         try:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import time
 from collections.abc import Iterator
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from open_langgraph.extras import install_command
+from open_langgraph.observability.exchange import run_measured
 from open_langgraph.observability.fail_open import log_export_failures_once
 from open_langgraph.observability.http import route_of
 from open_langgraph.observability.run_context import RunIdentity
@@ -107,29 +107,22 @@ class RequestSpans:
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
         method = scope["method"]
-        status_code = 500
-        began = time.monotonic()
-
-        async def sending(message: Message) -> None:
-            nonlocal status_code
-            if message["type"] == "http.response.start":
-                status_code = message["status"]
-            await send(message)
 
         with self.tracer.start_as_current_span(
             f"{method} {scope['path']}", kind=SpanKind.SERVER
         ) as span:
-            try:
-                await self.app(scope, receive, sending)
-            finally:
+
+            def finished(status_code: int, seconds: float) -> None:
                 route = route_of(scope)
                 span.update_name(f"{method} {route}")
                 span.set_attribute("http.request.method", method)
                 span.set_attribute("http.route", route)
                 span.set_attribute("http.response.status_code", status_code)
-                span.set_attribute("olg.duration_ms", (time.monotonic() - began) * 1000)
+                span.set_attribute("olg.duration_ms", seconds * 1000)
                 if status_code >= 500:
                     span.set_status(Status(StatusCode.ERROR))
+
+            await run_measured(self.app, scope, receive, send, finished)
 
 
 def open_otel() -> OtelTracing | None:

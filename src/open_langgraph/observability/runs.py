@@ -59,6 +59,21 @@ def uninstall() -> None:
         otel.shutdown()
 
 
+def model_call_callbacks() -> list[Any]:
+    """Observers of a model call made outside any run (the `/v1` endpoint), as a run's model
+    calls are observed: token and time metrics, a span under the current request's span when
+    OpenTelemetry is on, a Langfuse generation (in a trace of its own) when Langfuse is.
+    Taken in the request's context: the call itself may run on another thread."""
+    callbacks: list[Any] = [ModelCallMetrics()] if _METRICS else []
+    if _tracers.otel is not None:
+        from opentelemetry import trace
+
+        callbacks.append(_tracers.otel.call_spans(trace.get_current_span()))
+    if _tracers.langfuse is not None:
+        callbacks.append(_tracers.langfuse.call_handler())
+    return callbacks
+
+
 class RunObservation:
     """One executing run: `started()` once it holds a slot, `callbacks` for its graph,
     `ended()` with its final status."""

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     # The embedded models' package pulls LangChain's model machinery (most of a second to
     # import): it is imported by the first request, not when `olg serve` starts.
     from langchain_core.language_models import LanguageModelInput
-    from langchain_core.runnables import Runnable
+    from langchain_core.runnables import Runnable, RunnableConfig
 
     from open_langgraph.models.local import LocalChatModel
 
@@ -44,6 +44,12 @@ if TYPE_CHECKING:
 #: context window; a small model rambling that far would hold the queue for minutes).
 DEFAULT_MAX_TOKENS = 1024
 _METRICS = metrics.enabled()
+
+
+def _observed() -> RunnableConfig:
+    from open_langgraph.observability.runs import model_call_callbacks
+
+    return {"callbacks": model_call_callbacks()}
 
 
 @dataclass(slots=True)
@@ -54,6 +60,8 @@ class _Call:
     runnable: Runnable[LanguageModelInput, Any]
     messages: list[BaseMessage]
     kwargs: dict[str, Any] = field(default_factory=dict)
+    config: RunnableConfig = field(default_factory=_observed)
+    """Callbacks observing the call, taken where the request arrived (its trace context)."""
 
     @property
     def name(self) -> str:
@@ -193,7 +201,9 @@ class OpenAIChat:
         await self._acquire(call)
         started = time.monotonic()
         work = asyncio.ensure_future(
-            asyncio.to_thread(call.runnable.invoke, call.messages, **call.kwargs)
+            asyncio.to_thread(
+                call.runnable.invoke, call.messages, config=call.config, **call.kwargs
+            )
         )
 
         def done(_: asyncio.Future[Any]) -> None:
@@ -231,7 +241,7 @@ class OpenAIChat:
 
         def work() -> None:
             try:
-                for piece in call.runnable.stream(call.messages, **call.kwargs):
+                for piece in call.runnable.stream(call.messages, config=call.config, **call.kwargs):
                     loop.call_soon_threadsafe(pieces.put_nowait, piece)
                 loop.call_soon_threadsafe(pieces.put_nowait, None)
             except BaseException as exc:  # handed to the event loop, sent as the stream's error
