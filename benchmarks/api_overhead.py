@@ -1127,6 +1127,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--olg", type=Path, default=Path(sys.prefix) / "bin" / "olg")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     parser.add_argument("--log-dir", type=Path, help="keep server logs here (default: a temp dir)")
+    from server_cpu import add_cpu_arguments  # it imports this module: not at the top
+
+    add_cpu_arguments(parser)
     args = parser.parse_args(argv)
     for name in ("iterations", "concurrency", "duration", "request_timeout", "startup_timeout"):
         if getattr(args, name) <= 0:
@@ -1261,6 +1264,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, raise_keyboard_interrupt)
+    if args.cpu:
+        from server_cpu import run_cpu
+
+        try:
+            return run_cpu(args)
+        except KeyboardInterrupt:
+            progress("interrupted; servers stopped")
+            return 130
     with tempfile.TemporaryDirectory(prefix="olg-bench-") as tmp_name:
         tmp = Path(tmp_name)
         log_dir = (args.log_dir or tmp).absolute()

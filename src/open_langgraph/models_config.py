@@ -1,5 +1,5 @@
 """`models` of the config file: which embedded model answers a hosted model's name, on `/v1`
-and inside the served graphs (models/aliases.py).
+and inside the served graphs (model_aliases.py).
 
     "models": {"aliases": {"gpt-4o-mini": "local/smollm2-135m",
                            "openai:gpt-4o-mini": "local/smollm2-135m"}}

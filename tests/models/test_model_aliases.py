@@ -11,8 +11,8 @@ from langchain.agents import create_agent
 from langchain.chat_models import init_chat_model
 from langchain_openai import ChatOpenAI
 
+from open_langgraph.model_aliases import alias_target, apply_model_aliases
 from open_langgraph.models import load_chat_model
-from open_langgraph.models.aliases import alias_target, apply_model_aliases
 from open_langgraph.models.local import LocalChatModel
 
 ALIASES = {

@@ -16,7 +16,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from open_langgraph.models.aliases import active_target, local_model
+from open_langgraph.model_aliases import active_target, local_model
 from open_langgraph.models.errors import (
     ModelError,
     ModelFileError,

@@ -24,7 +24,7 @@ from langgraph.store.memory import InMemoryStore
 from open_langgraph.config import AppConfig, ConfigError, GraphSpec
 from open_langgraph.importing import import_attribute
 from open_langgraph.local_packages import make_importable
-from open_langgraph.models.aliases import apply_model_aliases
+from open_langgraph.model_aliases import apply_model_aliases
 from open_langgraph.runtime.factories import (
     AccessContext,
     FactoryArguments,

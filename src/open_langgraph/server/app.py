@@ -404,7 +404,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     if metrics_enabled():
         # Outermost: every request is counted and timed, refused ones too.
         app.add_middleware(RequestMetrics)
-    install_error_handlers(app)
+    install_error_handlers(app, postgres=settings.database_url is not None)
     if user_app is not None:
         custom.add_custom_exception_handlers(app, user_app)
     app.state.info_flags = info_flags(http, settings.generative_ui)

@@ -27,7 +27,9 @@ def _describe_validation(exc: RequestValidationError) -> str:
     return "; ".join(dict.fromkeys(problems)) or "invalid request"
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, *, postgres: bool) -> None:
+    """`postgres`: the server stores in PostgreSQL, so psycopg's errors are mapped too (only
+    then is psycopg imported: a tenth of a second of a SQLite server's start-up)."""
     @app.exception_handler(OLGError)
     async def _domain_error(_: Request, exc: OLGError) -> JSONResponse:
         headers = getattr(exc, "headers", None)  # an auth handler's HTTPException may set some
@@ -65,11 +67,9 @@ def install_error_handlers(app: FastAPI) -> None:
         pass
     else:
         app.add_exception_handler(pysqlite3.OperationalError, _storage_unavailable)
-    try:
+    if postgres:
         import psycopg
-    except ImportError:  # the postgres extra is not installed: SQLite only
-        pass
-    else:
+
         app.add_exception_handler(psycopg.OperationalError, _storage_unavailable)
         app.add_exception_handler(psycopg.errors.UntranslatableCharacter, _unstorable)
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from open_langgraph.models.aliases import alias_target
+from open_langgraph.model_aliases import alias_target
 from open_langgraph.models_config import local_name
 
 if TYPE_CHECKING:
