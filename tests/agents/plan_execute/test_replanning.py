@@ -8,7 +8,9 @@ The model is scripted to propose the failing call again, as small models do; the
 from __future__ import annotations
 
 import socket
+from email.message import Message
 from pathlib import Path
+from urllib.error import HTTPError
 
 import pytest
 from langchain_core.language_models import BaseChatModel
@@ -17,6 +19,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.state import CompiledStateGraph
 
 from graphs.plan_execute import build_graph
+from graphs.plan_execute.recovery import is_unreachable
 from graphs.plan_execute.tools import make_get_weather, make_web_search
 from graphs.plan_execute.weather import WeatherService
 from tests.agents.plan_execute.scripted import intent, run_turn, scripted_model, stuck_replanner
@@ -229,3 +232,26 @@ def test_a_call_that_repeats_a_failure_once_its_input_is_known_is_not_run(
         "capital of South Kor...') failed (ValueError: the translator refuses this text)"
     )
     assert turn.state["error"].startswith("step_4 (translate) failed and the re-plan limit of 1")
+
+
+def _raised_from(cause: BaseException) -> BaseException:
+    try:
+        raise RuntimeError("the tool failed") from cause
+    except RuntimeError as exc:
+        return exc
+
+
+@pytest.mark.parametrize(
+    ("exc", "unreachable"),
+    [
+        (_raised_from(ConnectionRefusedError(111, "Connection refused")), True),
+        (_raised_from(socket.gaierror(-2, "Name or service not known")), True),
+        (TimeoutError("timed out"), True),
+        (_raised_from(HTTPError("https://x", 503, "Service Unavailable", Message(), None)), True),
+        (_raised_from(HTTPError("https://x", 404, "Not Found", Message(), None)), False),
+        (ValueError("no place called 'Seol' was found"), False),
+    ],
+    ids=["refused", "dns", "timeout", "http-503", "http-404", "input"],
+)
+def test_what_counts_as_an_unreachable_service(exc: BaseException, unreachable: bool) -> None:
+    assert is_unreachable(exc) is unreachable
