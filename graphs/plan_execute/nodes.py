@@ -16,7 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
-from graphs.plan_execute import prompts
+from graphs.plan_execute import prompts, recovery
 from graphs.plan_execute.context import Context, korea_now
 from graphs.plan_execute.plan_schema import (
     StructuredReplyError,
@@ -161,7 +161,8 @@ class Nodes:
     def replanner(
         self, state: State, runtime: Runtime[Context], config: RunnableConfig
     ) -> dict[str, Any]:
-        """After a failed step: a revised plan (one LLM call), or a stop at the re-plan limit."""
+        """After a failed step: a revised plan that repeats no failure (one LLM call), or a stop
+        at the re-plan limit or when no tool is left to try (no LLM call)."""
         context = runtime.context or Context()
         past_steps = state["past_steps"]
         failed = past_steps[-1]
@@ -172,23 +173,31 @@ class Nodes:
                 f"re-plan limit of {context.max_replans} is reached: {failed['output']}"
             }
         available = state["available_tools"]
+        failures = recovery.Failures.of(past_steps)
+        usable = failures.usable(available)
+        if not usable:
+            return {"error": f"{recovery.describe(failed)}, and no other tool is left to try"}
+        model = self.model(runtime)
+        manifest = tool_manifest([t for t in self.tools(model).values() if t.name in usable])
         request = [
-            SystemMessage(prompts.REPLANNER_PROMPT.format(**state)),
+            SystemMessage(prompts.REPLANNER_PROMPT.format(**{**state, "tool_manifest": manifest})),
             HumanMessage(
                 prompts.REPLANNER_REQUEST.format(
                     query=state["rewritten_query"],
                     plan=json.dumps(state["plan"], ensure_ascii=False),
                     past_steps=_records_text(past_steps),
+                    failed="\n".join(f"- {recovery.describe(r)}" for r in failures.calls.values()),
                 )
             ),
         ]
-        done = [r["step"]["step_id"] for r in past_steps if r["status"] == "ok"]
+        outputs = {r["step"]["step_id"]: r["output"] for r in past_steps if r["status"] == "ok"}
         try:
-            data = ask_for_json(
-                self.model(runtime), request, plan_wire_schema(available), "re-planner", config
-            )
-            plan = validate_plan(data, available, done_steps=done, who="re-planner")
-        except StructuredReplyError as exc:
+            # The model may only choose usable tools; a known tool it names anyway (a model
+            # without a grammar) is replaced below rather than refused as unknown.
+            data = ask_for_json(model, request, plan_wire_schema(usable), "re-planner", config)
+            plan = validate_plan(data, available, done_steps=list(outputs), who="re-planner")
+            plan = recovery.avoid(plan, failures, state["rewritten_query"], usable, outputs)
+        except (StructuredReplyError, recovery.NoDifferentPlan) as exc:
             return {"error": str(exc), "replan_count": count + 1}
         return {"plan": plan, "next_step": 0, "replan_count": count + 1}
 
@@ -236,8 +245,21 @@ def _run_step(
     tool = tools.get(step["tool"])
     if tool is None:
         return {"step": executed, "status": "error", "output": f"no tool {step['tool']!r}"}
+    # The Re-planner already keeps failures out of a plan; an `input_from` resolved only now
+    # can still land on one, and running it would fail the same way.
+    repeated = recovery.Failures.of(past_steps).blocking(step["tool"], executed["input"])
+    if repeated is not None:
+        output = f"not run, as it would repeat {recovery.describe(repeated)}"
+        return {"step": executed, "status": "error", "output": output}
     try:
         output = tool.invoke({input_name(tool): executed["input"]}, config)
     except Exception as exc:  # a tool failure is data for the Re-planner, not a crash
-        return {"step": executed, "status": "error", "output": f"{type(exc).__name__}: {exc}"}
+        record: StepRecord = {
+            "step": executed,
+            "status": "error",
+            "output": f"{type(exc).__name__}: {exc}",
+        }
+        if recovery.is_unreachable(exc):
+            record["unreachable"] = True
+        return record
     return {"step": executed, "status": "ok", "output": str(output)}

@@ -52,9 +52,10 @@ Tools (use only these names):
 {tool_manifest}
 
 Reply with a JSON array of the steps still to run, in the same format as the plan, and nothing
-else. Do not retry a failed step unchanged: use another tool or another input. A new step may
-take the output of a step that succeeded (listed with its step_id) through "input_from". Give new
-steps step ids that are not used yet."""
+else. Never repeat a failed call (the same tool with the same input): use another tool or another
+input. Tools that could not be reached are no longer listed. A new step may take the output of a
+step that succeeded (listed with its step_id) through "input_from". Give new steps step ids that
+are not used yet."""
 
 REPLANNER_REQUEST = """\
 Request: {query}
@@ -63,7 +64,10 @@ Current plan:
 {plan}
 
 Steps run so far:
-{past_steps}"""
+{past_steps}
+
+Failed calls, not to be repeated:
+{failed}"""
 
 RESULTS_PROMPT = """\
 You answer the user's request from the tool results below. Current time in Korea:

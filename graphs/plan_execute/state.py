@@ -33,6 +33,8 @@ class StepRecord(TypedDict):
     step: PlanStep
     status: StepStatus
     output: str
+    unreachable: NotRequired[bool]
+    """Set (true) when the tool could not reach its service: it is not used again this turn."""
 
 
 class InputState(TypedDict, total=False):

@@ -96,7 +96,8 @@ class WeatherService:
                 body = json.load(response)
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise WeatherError(f"the weather service is unreachable ({reason})") from None
+            # Chained, so the agent can tell an unreachable service from a refused request.
+            raise WeatherError(f"the weather service is unreachable ({reason})") from exc
         except json.JSONDecodeError:
             raise WeatherError("the weather service answered with invalid JSON") from None
         if not isinstance(body, dict):

@@ -4,8 +4,9 @@ Streams the run's progress from a server through `langgraph_sdk`, asks each inte
 question on stdin, resumes with the answer, and prints the report when the run ends. A tool
 review in LangChain v1's `HumanInTheLoopMiddleware` format (react_agent_hitl, any `create_agent`
 graph with that middleware, in either mode) is answered in plain words, call by call
-(`run_review.py`); any other interrupt (clarifying questions, plan approval, any `interrupt()`
-payload) with one typed line, sent as JSON when it is a JSON object and as text otherwise.
+(`run_review.py`), and so is an Agent Inbox review (`run_inbox.py`). Any other interrupt
+(clarifying questions, plan approval, a text or any object given to `interrupt()`) is shown as
+sentences and fields, with a prompt saying what to type (`run_questions.py`).
 Works with any graph: the input is sent as a human message unless `--input-json` gives the whole
 input.
 
@@ -25,6 +26,8 @@ from typing import Any, TextIO
 
 import httpx
 
+from open_langgraph.run_inbox import inbox_actions, inbox_answer
+from open_langgraph.run_questions import ask_question
 from open_langgraph.run_review import (
     InputEnded,
     ReadLine,
@@ -111,42 +114,15 @@ def describe_update(node: str, update: Any) -> list[str]:
     return lines
 
 
-def describe_interrupt(value: Any) -> list[str]:
-    """The question of an interrupt payload, and the plan when one is shown."""
-    if not isinstance(value, dict):
-        return [str(value)]
-    lines = []
-    if value.get("message_to_user"):
-        lines.append(str(value["message_to_user"]))
-    if isinstance(value.get("plan"), list):
-        lines.append("Plan:")
-        lines += [f"  {i}. {step}" for i, step in enumerate(value["plan"], 1)]
-    if value.get("question"):
-        lines.append(str(value["question"]))
-    if not lines:
-        lines.append(json.dumps(value, ensure_ascii=False, indent=2))
-    return lines
-
-
-def parse_answer(line: str) -> Any:
-    """A typed answer: a JSON object when it is one, else the text."""
-    text = line.strip()
-    if text.startswith("{"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError:
-            pass
-    return text
-
-
 async def answer_interrupts(
     interrupts: list[dict[str, Any]], console: Console, read_line: ReadLine
 ) -> dict[str, Any]:
     """The command that answers a run's pending interrupts, asked of the person.
 
     Per-call tool approvals are reviewed together and answered by interrupt id; a batched
-    review gets `{"decisions": [...]}`; any other interrupt a typed line. Several interrupts
-    are answered by id; `end` in a review ends it (`goto: "__end__"`).
+    review gets `{"decisions": [...]}`, an Agent Inbox review its responses; any other
+    interrupt a typed line. Several interrupts are answered by id; `end` in a review ends it
+    (`goto: "__end__"`).
 
     Raises:
         InputEnded: stdin ended before every interrupt had its answer.
@@ -163,14 +139,7 @@ async def answer_interrupts(
         for interrupt in interrupts:
             if _is_tool_approval(interrupt):
                 continue
-            actions = review_actions(interrupt)
-            if actions is not None:
-                error = interrupt["value"].get("error")
-                decisions = await ask_decisions(actions, console, read_line, error)
-                answer: Any = {"decisions": decisions}
-            else:
-                answer = await _typed_answer(interrupt, console, read_line)
-            answers[interrupt.get("id") or ""] = answer
+            answers[interrupt.get("id") or ""] = await _answer(interrupt, console, read_line)
     except ReviewEnded:
         return {"goto": "__end__"}
     if len(interrupts) == 1 and not approvals:
@@ -183,17 +152,18 @@ def _is_tool_approval(interrupt: Any) -> bool:
     return isinstance(value, dict) and value.get("type") == "tool_approval"
 
 
-async def _typed_answer(interrupt: Any, console: Console, read_line: ReadLine) -> Any:
-    """An interrupt that is no tool review: its question, and the line typed after it."""
+async def _answer(interrupt: Any, console: Console, read_line: ReadLine) -> Any:
+    """The resume value of one interrupt that is no per-call tool approval."""
     value = interrupt.get("value") if isinstance(interrupt, dict) else None
-    console.say()
-    for line in describe_interrupt(value):
-        console.say(line)
-    console.say("> ")
-    line = await read_line()
-    if not line:
-        raise InputEnded
-    return parse_answer(line)
+    actions = review_actions(interrupt) if isinstance(interrupt, dict) else None
+    if actions is not None:
+        error = value.get("error") if isinstance(value, dict) else None
+        return {"decisions": await ask_decisions(actions, console, read_line, error)}
+    actions = inbox_actions(value)
+    if actions is not None:
+        decisions = await ask_decisions(actions, console, read_line)
+        return inbox_answer(value, actions, decisions)
+    return await ask_question(value, console, read_line)
 
 
 def describe_result(values: dict[str, Any]) -> list[str]:

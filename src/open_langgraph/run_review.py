@@ -16,20 +16,23 @@ running any of them (the run's command becomes `goto: "__end__"`).
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
 DECISIONS = ("approve", "edit", "reject", "respond")
 #: Words a person may type for a decision besides its name and the start of its name.
 SYNONYMS = {"yes": "approve", "y": "approve", "ok": "approve", "no": "reject", "n": "reject"}
 END = "end"
-MEANINGS = {
-    "approve": "run it as it is",
-    "edit": "run it with other arguments",
-    "reject": "do not run it; the agent is told (give a reason after the word if you like)",
-    "respond": "do not run it; your answer is the tool's result",
-}
+MEANINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "approve": "run it as it is",
+        "edit": "run it with other arguments",
+        "reject": "do not run it; the agent is told (give a reason after the word if you like)",
+        "respond": "do not run it; your answer is the tool's result",
+    }
+)
 
 #: One line typed by the person; "" when their input has ended.
 ReadLine = Callable[[], Awaitable[str]]
@@ -59,6 +62,10 @@ class Action:
     args: dict[str, Any]
     description: str
     allowed: tuple[str, ...]
+    meanings: Mapping[str, str] = field(default_factory=lambda: MEANINGS)
+    """What each decision does, in the words of the interrupt's format."""
+    asks_reason: bool = True
+    """Whether a rejection carries a reason (the format has a place for one)."""
 
 
 def review_actions(interrupt: dict[str, Any]) -> list[Action] | None:
@@ -137,7 +144,7 @@ async def ask_decisions(
             prompter.say(f"  {line}" if line else "")
         prompter.say(f"  arguments: {json.dumps(action.args, ensure_ascii=False)}")
         for decision in action.allowed:
-            prompter.say(f"  {decision}: {MEANINGS[decision]}")
+            prompter.say(f"  {decision}: {action.meanings[decision]}")
         decisions.append(await _decide(action, prompter, read_line))
     return decisions
 
@@ -176,6 +183,8 @@ async def _detail(
     if decision == "approve":
         return {"type": "approve"}
     if decision == "reject":
+        if not action.asks_reason:
+            return {"type": "reject"}
         if not detail:
             prompter.ask("Why (the agent reads it; Enter for no reason)? ")
             detail = (await _line(read_line)).strip()

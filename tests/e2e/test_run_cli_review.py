@@ -1,10 +1,14 @@
 """`olg run` answering tool reviews in plain words, typed on its stdin as a person would, against
 a live `olg serve` of `create_agent` graphs gated by `HumanInTheLoopMiddleware` in both modes
 and of react_agent_hitl, all on the scripted model of tests/ui/scripted_agents.py (the
-calculator allows every decision, `delete_file` only approve and reject)."""
+calculator allows every decision, `delete_file` only approve and reject); and every other
+interrupt shape asked in words with a prompt saying what to type: text, an object, choices, an
+Agent Inbox request (tests/fixtures/interrupt_graphs.py) and web_agent's plan approval and quit
+question (its scripted shopper; the plan is never run, so no browser starts)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +23,9 @@ GRAPHS = {
     "react_agent_hitl": "tests.ui.scripted_agents:react_agent_hitl",
     "hitl_batched": "tests.ui.scripted_agents:hitl_batched",
     "hitl_per_call": "tests.ui.scripted_agents:hitl_per_call",
+    "asks": "tests.fixtures.interrupt_graphs:asks",
+    "inbox": "tests.fixtures.interrupt_graphs:inbox",
+    "web_agent_scripted": "tests.agents.web_agent.served_graph:graph",
 }
 MODES = pytest.mark.parametrize("agent", ["hitl_batched", "hitl_per_call"])
 BOTH_CALLS = "calculate 6 * 7 and delete notes.txt"
@@ -135,3 +142,52 @@ def test_input_ending_mid_review_leaves_the_thread_waiting(served: ServerProcess
     done = olg_run(served, "hitl_batched", BOTH_CALLS, "approve\n")
     assert done.returncode == 3
     assert "stays interrupted and can be resumed later" in done.stderr
+
+
+def test_text_object_and_choice_interrupts_are_asked_in_words(served: ServerProcess) -> None:
+    # A name, a JSON object for the object, Enter (asked again) and a number for the choice.
+    done = olg_run(served, "asks", "hi", 'Kim\n{"send": true}\n\n2\n')
+    out = done.stdout
+    assert "\nWhat is your name?\nYour answer (free text)? " in out
+    assert (
+        "\nThe agent waits for your answer:\n  action: send_email\n  to: kim@example.com\n"
+        "  subject: Hi\nYour answer (free text, or a JSON object)? "
+    ) in out
+    choice = "Which size?\nChoices:\n  1. 16 fl oz\n  2. 32 fl oz\n"
+    prompt = "Your answer (a number from 1 to 2, or your own words)? "
+    assert f"{choice}{prompt}Please type a number from 1 to 2, or your own words.\n{prompt}" in out
+    assert "\n> " not in out and "{\n" not in out  # no bare prompt, no raw JSON
+    assert json.loads(final_answer(done)) == {
+        "name": "Kim",
+        "email": {"send": True},
+        "size": "32 fl oz",
+    }
+
+
+def test_an_agent_inbox_request_is_reviewed_in_words(served: ServerProcess) -> None:
+    done = olg_run(served, "inbox", "hi", 'edit {"to": "lee@example.com"}\n')
+    out = done.stdout
+    assert "Tool call 1 of 1: send_email\n  Send this email?\n" in out
+    assert "  approve: accept it as it is\n" in out and "  reject: ignore it: " in out
+    assert "Your decision (approve, edit, reject or respond; or end to stop the review)? " in out
+    assert json.loads(final_answer(done)) == {
+        "type": "edit",
+        "args": {"action": "send_email", "args": {"to": "lee@example.com"}},
+    }
+
+
+def test_web_agents_plan_approval_and_quit_question_are_asked_in_words(
+    served: ServerProcess,
+) -> None:
+    typed = "http://127.0.0.1:9/shop\n\nno, check the home page first\nlater\n\nyes\n"
+    done = olg_run(served, "web_agent_scripted", "Buy the shampoo", typed)
+    out = done.stdout
+    assert "I need the shop's address.\nWhich shop should I use? Please give its address.\n" in out
+    approval = "Your answer (yes to run it, or no and what to change)? "
+    assert f"{approval}Please type yes, or no and what to change.\n{approval}" in out
+    # The rejection re-planned with the feedback: the second plan starts with it.
+    assert "Plan:\n  1. Check the shop's home page first\n" in out
+    assert "Quit without running it?\nYour answer (yes or no)? Please type yes or no.\n" in out
+    assert "\n> " not in out
+    assert done.returncode == 0, done.stderr
+    assert "The person quit before the plan ran; nothing was done in the browser." in out

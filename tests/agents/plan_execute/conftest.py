@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.plan_execute.weather import WeatherService
+from graphs.plan_execute.weather import WeatherError, WeatherService
 from tests.fixtures.server import free_port
 
 DOCUMENTS = {
@@ -36,3 +36,15 @@ def unreachable_weather() -> WeatherService:
     """The real Open-Meteo client aimed at a closed local port: it fails at once, offline or not."""
     base = f"http://127.0.0.1:{free_port()}"
     return WeatherService(geocoding_url=f"{base}/geo", forecast_url=f"{base}/forecast", timeout=2)
+
+
+class NowherePlace(WeatherService):
+    """A weather service that knows no place: it fails for the input, not for the network."""
+
+    def current(self, location: str) -> str:
+        raise WeatherError(f"no place called {location!r} was found")
+
+
+@pytest.fixture
+def placeless_weather() -> WeatherService:
+    return NowherePlace()

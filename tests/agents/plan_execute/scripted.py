@@ -7,9 +7,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.callbacks import BaseCallbackHandler, CallbackManagerForLLMRun
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.graph.state import CompiledStateGraph
 
 
@@ -35,6 +36,36 @@ def scripted_model(*replies: str | dict[str, Any] | list[Any]) -> FakeMessagesLi
             AIMessage(content=r if isinstance(r, str) else json.dumps(r, ensure_ascii=False))
             for r in replies
         ]
+    )
+
+
+REPLANNER_OPENING = "A step of the plan failed. You revise the plan."
+
+
+class StuckReplanner(FakeMessagesListChatModel):
+    """Scripted replies, except that every re-plan request gets `replan`: a small model that
+    proposes the call it was just shown failing, however often it is asked."""
+
+    replan: str
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if messages and messages[0].text.startswith(REPLANNER_OPENING):
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(self.replan))])
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+def stuck_replanner(
+    replan: list[Any], *replies: str | dict[str, Any] | list[Any]
+) -> StuckReplanner:
+    """`scripted_model(*replies)` for every call but the re-plans, which all get `replan`."""
+    return StuckReplanner(
+        responses=scripted_model(*replies).responses, replan=json.dumps(replan, ensure_ascii=False)
     )
 
 

@@ -75,14 +75,15 @@ def test_a_plan_breaking_a_rule_is_refused_before_any_tool_runs(
     assert turn.state["result"] == f"I stopped without answering because {reason}."
 
 
-def test_the_replan_limit_stops_at_the_error_handler(unreachable_weather: WeatherService) -> None:
+def test_the_replan_limit_stops_at_the_error_handler(placeless_weather: WeatherService) -> None:
+    # The place is not found (not a network error), so another input may be tried.
     model = scripted_model(
         WEATHER_INTENT,
         [{"step_id": "step_1", "tool": "get_weather", "input": "Seoul"}],
         [{"step_id": "step_2", "tool": "get_weather", "input": "Seoul, South Korea"}],
     )
     turn = run_turn(
-        agent(model, unreachable_weather),
+        agent(model, placeless_weather),
         {"input": "weather in Seoul?"},
         context={"max_replans": 1},
     )
@@ -101,6 +102,7 @@ def test_the_replan_limit_stops_at_the_error_handler(unreachable_weather: Weathe
     assert turn.state["replan_count"] == 1
     assert turn.state["error"].startswith(
         "step_2 (get_weather) failed and the re-plan limit of 1 is reached: WeatherError: "
+        "no place called 'Seoul, South Korea' was found"
     )
 
 
