@@ -30,6 +30,7 @@ def _describe_validation(exc: RequestValidationError) -> str:
 def install_error_handlers(app: FastAPI, *, postgres: bool) -> None:
     """`postgres`: the server stores in PostgreSQL, so psycopg's errors are mapped too (only
     then is psycopg imported: a tenth of a second of a SQLite server's start-up)."""
+
     @app.exception_handler(OLGError)
     async def _domain_error(_: Request, exc: OLGError) -> JSONResponse:
         headers = getattr(exc, "headers", None)  # an auth handler's HTTPException may set some
