@@ -29,16 +29,14 @@ JSON = {"accept": "application/json"}
 
 @pytest.fixture(scope="module")
 def a2a_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = agent_server(tmp_path_factory.mktemp("olg-a2a"))
-    yield process
-    process.close()
+    with agent_server(tmp_path_factory.mktemp("olg-a2a")) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")
 def a2a_auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = agent_server(tmp_path_factory.mktemp("olg-a2a-auth"), auth=True)
-    yield process
-    process.close()
+    with agent_server(tmp_path_factory.mktemp("olg-a2a-auth"), auth=True) as process:
+        yield process
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.schema import StreamPart
 
 from open_langgraph.services.assistants import system_assistant_id
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import ServerProcess, serving, write_config
 from tests.fixtures.streams import _parts as sse_parts
 
 pytestmark = pytest.mark.e2e
@@ -54,10 +54,8 @@ B_VALUES = {"count": 10, "trail": ["b-own"]}
 def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("olg-auth")
     config = write_config(directory, auth={"path": f"{AUTH_FILE}:auth"})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @dataclass

@@ -19,9 +19,9 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from tests.fixtures.sdk import sdk_client
 from tests.fixtures.server import ServerProcess, write_config
 
 pytestmark = pytest.mark.e2e
@@ -31,7 +31,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "auth"
 
 @dataclass
 class Served:
-    """A server running one example; the `get_client` arguments that make a client alice (an
+    """A server of one example; the `get_client` arguments that make a client alice (an
     admin) or bob (not one); headers carrying a credential the server must refuse."""
 
     server: ServerProcess
@@ -41,10 +41,9 @@ class Served:
 
 
 def serve(directory: Path, example: str, env: dict[str, str]) -> ServerProcess:
+    """The server of one example, not started yet: `with` starts and closes it."""
     config = write_config(directory, auth={"path": f"{EXAMPLES / example}:auth"})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log", env=env)
-    process.start()
-    return process
+    return ServerProcess(config, directory / "olg.db", directory / "server.log", env=env)
 
 
 def api_key_server(directory: Path) -> Served:
@@ -94,22 +93,20 @@ def served(
 ) -> Iterator[Served]:
     directory = tmp_path_factory.mktemp(f"olg-auth-{request.param}")
     result = (api_key_server if request.param == "api_key" else jwt_server)(directory)
-    yield result
-    result.server.close()
+    with result.server:
+        yield result
 
 
 @pytest.fixture
 async def alice(served: Served) -> AsyncIterator[LangGraphClient]:
-    client = get_client(**{"url": served.server.url, "api_key": None, **served.alice})
-    yield client
-    await client.aclose()
+    async with sdk_client(served.server.url, **{"api_key": None, **served.alice}) as client:
+        yield client
 
 
 @pytest.fixture
 async def bob(served: Served) -> AsyncIterator[LangGraphClient]:
-    client = get_client(**{"url": served.server.url, "api_key": None, **served.bob})
-    yield client
-    await client.aclose()
+    async with sdk_client(served.server.url, **{"api_key": None, **served.bob}) as client:
+        yield client
 
 
 async def status_of(call: Awaitable[Any]) -> int:
@@ -127,12 +124,9 @@ async def test_no_or_wrong_credential_is_401_and_health_stays_open(served: Serve
             assert isinstance(response.json()["detail"], str)
             response = await http.post("/threads/search", json={}, headers=headers)
             assert response.status_code == 401
-    anonymous = get_client(url=served.server.url, api_key=None)
-    try:
+    async with sdk_client(served.server.url, api_key=None) as anonymous:
         assert await status_of(anonymous.threads.search()) == 401
         assert await status_of(anonymous.assistants.search()) == 401
-    finally:
-        await anonymous.aclose()
 
 
 async def test_a_thread_is_visible_to_its_owner_only(

@@ -15,7 +15,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from tests.fixtures.backend import ServerDatabase
-from tests.fixtures.server import ServerProcess, free_port, write_config
+from tests.fixtures.server import ServerProcess, free_port, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -27,10 +27,8 @@ STUDIO = "https://smith.langchain.com"
 def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("olg-auth-smoke")
     config = write_config(directory, auth={"path": AUTH, "disable_studio_auth": True})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import ServerProcess, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -40,11 +40,8 @@ def _routes(spec: dict) -> list[tuple[str, str]]:
 @pytest.fixture(scope="module")
 def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A server of its own: valid requests among the bad ones delete and cancel things."""
-    directory = tmp_path_factory.mktemp("olg-bad-input")
-    process = ServerProcess(write_config(directory), directory / "olg.db", directory / "log")
-    process.start()
-    yield process
-    process.close()
+    with serving(tmp_path_factory.mktemp("olg-bad-input")) as process:
+        yield process
 
 
 def test_no_route_answers_500_to_bad_input(own_server: ServerProcess):

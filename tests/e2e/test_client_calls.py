@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -44,17 +44,14 @@ BROWSER_ORIGIN = "http://localhost:3000"
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory: Path = tmp_path_factory.mktemp("client-calls")
     config = write_config(directory, graphs=GRAPHS, http={"cors": {"allow_origins": []}})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(served: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=served.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(served.url) as lg_client:
+        yield lg_client
 
 
 def human(text: str) -> dict[str, Any]:

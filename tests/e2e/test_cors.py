@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -53,9 +53,7 @@ def test_studio_on_a_public_site_may_reach_a_server_on_this_machine(server: Serv
 
 def test_configured_origins_only(tmp_path: Path):
     config = write_config(tmp_path, http={"cors": {"allow_origins": ["http://localhost:3000"]}})
-    server = ServerProcess(config, tmp_path / "olg.db", tmp_path / "log")
-    server.start()
-    try:
+    with serving(tmp_path, config) as server:
         allowed = httpx.options(
             f"{server.url}/threads", headers={**PREFLIGHT, "Origin": "http://localhost:3000"}
         )
@@ -63,5 +61,3 @@ def test_configured_origins_only(tmp_path: Path):
         refused = httpx.options(f"{server.url}/threads", headers=PREFLIGHT)
         assert refused.status_code == 403
         assert "access-control-allow-origin" not in refused.headers
-    finally:
-        server.close()

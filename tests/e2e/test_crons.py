@@ -18,7 +18,8 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -32,29 +33,22 @@ FIRING_TIMEOUT = 90.0
 @pytest.fixture(scope="module")
 def cron_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("olg-crons")
-    process = ServerProcess(
-        write_config(directory), directory / "olg.db", directory / "server.log", env=POLL
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, env=POLL) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")
 def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("olg-crons-auth")
     config = write_config(directory, auth={"path": f"{AUTH_FILE}:auth"})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log", env=POLL)
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config, env=POLL) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(cron_server: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=cron_server.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(cron_server.url) as lg_client:
+        yield lg_client
 
 
 @pytest.fixture

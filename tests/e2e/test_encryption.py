@@ -23,11 +23,11 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from tests.fixtures.backend import POSTGRES, POSTGRES_REDIS, ServerDatabase, selected
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -111,17 +111,14 @@ def served(tmp_path: Path) -> Iterator[ServerProcess]:
     # Queue mode refuses encryption (test_queue_mode_refuses_it): its pass runs these tests on
     # PostgreSQL in one process, the other backend encryption has.
     backend = POSTGRES if selected() == POSTGRES_REDIS else None
-    server = ServerProcess(config, tmp_path / "olg.db", tmp_path / "server.log", backend=backend)
-    server.start()
-    yield server
-    server.close()
+    with serving(tmp_path, config, backend=backend) as server:
+        yield server
 
 
 @pytest.fixture
 async def client(served: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=served.url, headers=_tenant("acme"))
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(served.url, headers=_tenant("acme")) as lg_client:
+        yield lg_client
 
 
 def _stored_text(database: ServerDatabase) -> bytes:
@@ -248,20 +245,18 @@ async def test_data_is_decrypted_with_the_context_it_was_written_with(
     handler that awaits (as a key service call would) works too."""
     slow = {"tenant": "acme", "slow": True}
     header = {"X-Encryption-Context": base64.b64encode(json.dumps(slow).encode()).decode()}
-    writer = get_client(url=served.url, headers=header)
-    thread = await writer.threads.create(metadata={"topic": "Zanzibar-thread-meta"})
-    await writer.runs.wait(thread["thread_id"], "greeter", input={"name": "Quixote-name"})
-    await writer.http.client.aclose()
+    async with sdk_client(served.url, headers=header) as writer:
+        thread = await writer.threads.create(metadata={"topic": "Zanzibar-thread-meta"})
+        await writer.runs.wait(thread["thread_id"], "greeter", input={"name": "Quixote-name"})
 
-    reader = get_client(url=served.url)
-    state = await reader.threads.get_state(thread["thread_id"])
-    assert state["values"]["text"] == "hello Quixote-name."
-    assert (await reader.threads.get(thread["thread_id"]))["metadata"] == {
-        "topic": "Zanzibar-thread-meta",
-        "graph_id": "greeter",
-        "assistant_id": state["metadata"]["assistant_id"],
-    }
-    await reader.http.client.aclose()
+    async with sdk_client(served.url) as reader:
+        state = await reader.threads.get_state(thread["thread_id"])
+        assert state["values"]["text"] == "hello Quixote-name."
+        assert (await reader.threads.get(thread["thread_id"]))["metadata"] == {
+            "topic": "Zanzibar-thread-meta",
+            "graph_id": "greeter",
+            "assistant_id": state["metadata"]["assistant_id"],
+        }
     assert b"Quixote-name" not in _stored_text(served.database)
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.fixtures.server import ServerProcess
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving
 
 pytestmark = [
     pytest.mark.e2e,
@@ -43,10 +43,8 @@ def project_server(directory: Path, env: dict[str, str] | None = None) -> Server
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = project_server(tmp_path_factory.mktemp("generative-ui"))
-    process.start()
-    yield process
-    process.close()
+    with project_server(tmp_path_factory.mktemp("generative-ui")) as process:
+        yield process
 
 
 @pytest.fixture
@@ -57,9 +55,8 @@ async def http(served: ServerProcess) -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 async def client(served: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=served.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(served.url) as lg_client:
+        yield lg_client
 
 
 async def test_post_ui_answers_markup_loading_the_built_component(
@@ -139,15 +136,11 @@ async def test_info_says_generative_ui_is_served(http: httpx.AsyncClient) -> Non
 
 
 async def test_without_node_it_is_off_with_one_warning(tmp_path: Path) -> None:
-    process = project_server(tmp_path, env={"PATH": str(tmp_path / "no-tools")})
-    process.start()
-    try:
+    with project_server(tmp_path, env={"PATH": str(tmp_path / "no-tools")}) as process:
         async with httpx.AsyncClient(base_url=process.url) as http:
             response = await http.post("/ui/weather", json={"name": "weather"})
             flags = (await http.get("/info")).json()["flags"]
             ok = await http.get("/ok")
-    finally:
-        process.close()
     assert ok.status_code == 200
     assert response.status_code == 501
     assert "Node.js" in response.json()["detail"]
@@ -165,22 +158,15 @@ async def test_with_auth_the_markup_needs_a_user_and_the_files_do_not(tmp_path: 
     config["ui"] = {"weather": f"{PROJECT}/src/ui.tsx"}
     config["auth"] = {"path": f"{AUTH_FILE}:auth"}
     (tmp_path / "langgraph.json").write_text(json.dumps(config))
-    process = ServerProcess(
-        tmp_path / "langgraph.json",
-        tmp_path / "olg.db",
-        tmp_path / "server.log",
-        env={"OLG_UI_BUILD_DIR": str(tmp_path / "ui-build")},
-    )
-    process.start()
-    try:
+    with serving(
+        tmp_path, tmp_path / "langgraph.json", env={"OLG_UI_BUILD_DIR": str(tmp_path / "ui-build")}
+    ) as process:
         async with httpx.AsyncClient(base_url=process.url) as http:
             anonymous = await http.post("/ui/weather", json={"name": "weather"})
             signed = await http.post(
                 "/ui/weather", json={"name": "weather"}, headers={"x-api-key": "key-a"}
             )
             script = await http.get("/ui/weather/entrypoint.js")
-    finally:
-        process.close()
     assert anonymous.status_code == 401
     assert signed.status_code == 200 and "entrypoint.js" in signed.text
     assert script.status_code == 200

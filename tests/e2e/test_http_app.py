@@ -9,9 +9,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from tests.fixtures.sdk import sdk_client
 from tests.fixtures.server import ServerProcess, write_config
 
 pytestmark = pytest.mark.e2e
@@ -34,17 +34,14 @@ def _server(directory: Path, **config: object) -> ServerProcess:
 # -- default order: the custom app's middleware first, its routes open --------------------------
 @pytest.fixture(scope="module")
 def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = _server(tmp_path_factory.mktemp("olg-http-app"), auth=AUTH, http={"app": APP})
-    process.start()
-    yield process
-    process.close()
+    with _server(tmp_path_factory.mktemp("olg-http-app"), auth=AUTH, http={"app": APP}) as process:
+        yield process
 
 
 @pytest.fixture
 async def client_a(app_server: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=app_server.url, api_key="key-a")
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(app_server.url, api_key="key-a") as lg_client:
+        yield lg_client
 
 
 def test_custom_routes_are_served_unauthenticated_with_the_apps_state(
@@ -107,10 +104,8 @@ def prefixed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
         "enable_custom_route_auth": True,
         "mount_prefix": "/api",
     }
-    process = _server(tmp_path_factory.mktemp("olg-http-prefix"), auth=AUTH, http=http)
-    process.start()
-    yield process
-    process.close()
+    with _server(tmp_path_factory.mktemp("olg-http-prefix"), auth=AUTH, http=http) as process:
+        yield process
 
 
 def test_custom_route_auth_and_auth_first(prefixed_server: ServerProcess) -> None:
@@ -127,8 +122,7 @@ def test_custom_route_auth_and_auth_first(prefixed_server: ServerProcess) -> Non
 
 
 async def test_the_sdk_works_under_the_mount_prefix(prefixed_server: ServerProcess) -> None:
-    client = get_client(url=f"{prefixed_server.url}/api", api_key="key-a")
-    try:
+    async with sdk_client(f"{prefixed_server.url}/api", api_key="key-a") as client:
         thread = await client.threads.create()
         parts = [
             part
@@ -139,8 +133,6 @@ async def test_the_sdk_works_under_the_mount_prefix(prefixed_server: ServerProce
         assert parts[-1].data == {"count": 3, "trail": ["a", "b"]}
         state = await client.threads.get_state(thread["thread_id"])
         assert state["values"]["count"] == 3
-    finally:
-        await client.http.client.aclose()
 
 
 def test_only_health_and_metrics_stay_at_the_root(prefixed_server: ServerProcess) -> None:

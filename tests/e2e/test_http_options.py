@@ -10,11 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from tests.fixtures.config_graphs import GRAPHS
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -48,19 +48,14 @@ def options_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
     # Platform keys with no effect here: accepted, with one warning each.
     ignored = {"priority": {"path": "./priority.py:priority"}, "source": {"kind": "uv"}}
     config = write_config(directory, graphs=SERVED_GRAPHS, http=http, **ignored)
-    process = ServerProcess(
-        config, directory / "olg.db", directory / "server.log", env={"OLG_LOG_LEVEL": "debug"}
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config, env={"OLG_LOG_LEVEL": "debug"}) as process:
+        yield process
 
 
 @pytest.fixture
 async def options_client(options_server: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=options_server.url, headers=SENT_HEADERS)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(options_server.url, headers=SENT_HEADERS) as lg_client:
+        yield lg_client
 
 
 @pytest.mark.parametrize(
@@ -159,17 +154,14 @@ def serde_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPro
         },
         http={"disable_threads": True, "disable_meta": True, "disable_event_streaming": True},
     )
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture
 async def serde_client(serde_server: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=serde_server.url, headers=SENT_HEADERS)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(serde_server.url, headers=SENT_HEADERS) as lg_client:
+        yield lg_client
 
 
 async def _kinds(client: LangGraphClient, *, with_thing: bool) -> dict[str, str]:

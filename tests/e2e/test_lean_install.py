@@ -22,9 +22,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 
 from tests.fixtures.backend import SQLITE
+from tests.fixtures.sdk import sdk_client
 from tests.fixtures.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
@@ -184,11 +184,8 @@ async def test_beside_langchain_mcp_adapters_and_mcp_1x(
     installed = _installed(lean_python)
     assert installed["mcp"].startswith("1.") and "langchain-mcp-adapters" in installed
     url = f"{adapters_server.url}/mcp/"
-    client = get_client(url=adapters_server.url)
-    try:
+    async with sdk_client(adapters_server.url) as client:
         run = await client.runs.wait(None, "relay", input={"mcp_url": url, "number": 7})
-    finally:
-        await client.http.client.aclose()
     assert run["tools"] == ["doubler", "relay"]
     assert "14" in run["answer"]
     async with httpx.AsyncClient(base_url=adapters_server.url, timeout=60) as http:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import APIStatusError
 from langgraph_sdk.schema import StreamPart
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -36,19 +36,14 @@ LIMITS = {
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory: Path = tmp_path_factory.mktemp("olg-limits")
-    process = ServerProcess(
-        write_config(directory, limits=LIMITS), directory / "olg.db", directory / "server.log"
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, write_config(directory, limits=LIMITS)) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(limited: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=limited.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(limited.url) as lg_client:
+        yield lg_client
 
 
 async def _status(exc: pytest.ExceptionInfo[APIStatusError]) -> tuple[int, str]:
@@ -112,18 +107,10 @@ async def test_lists_and_batches_over_the_limit_are_a_422_naming_the_field(
 async def impatient(tmp_path: Path) -> AsyncIterator[LangGraphClient]:
     """A server whose runs time out after 1.5 s (its own, so that the other tests' runs are
     never cut short on a loaded machine)."""
-    process = ServerProcess(
-        write_config(tmp_path, limits={"run_timeout_seconds": 1.5}),
-        tmp_path / "olg.db",
-        tmp_path / "server.log",
-    )
-    process.start()
-    lg_client = get_client(url=process.url)
-    try:
-        yield lg_client
-    finally:
-        await lg_client.http.client.aclose()
-        process.close()
+    config = write_config(tmp_path, limits={"run_timeout_seconds": 1.5})
+    with serving(tmp_path, config) as process:
+        async with sdk_client(process.url) as lg_client:
+            yield lg_client
 
 
 async def test_a_run_over_the_timeout_ends_timeout_and_frees_its_thread(
@@ -275,48 +262,42 @@ async def test_a_long_streamed_reply_is_stored_in_linear_space(
 def test_old_events_are_swept_and_a_pruned_run_still_answers(tmp_path: Path):
     # Events older than about 0.1 s are swept every 0.05 s.
     limits = {"event_retention_days": 0.1 / 86400, "event_sweep_interval_minutes": 0.05 / 60}
-    server = ServerProcess(
-        write_config(tmp_path, limits=limits), tmp_path / "olg.db", tmp_path / "log"
-    )
-    server.start()
-    try:
-        with httpx.Client(base_url=server.url, timeout=10) as http:
-            thread_id = http.post("/threads", json={}).json()["thread_id"]
-            run = http.post(
-                f"/threads/{thread_id}/runs/wait",
-                json={"assistant_id": "counter", "input": {"count": 0}},
-                headers={"content-type": "application/json"},
+    config = write_config(tmp_path, limits=limits)
+    with serving(tmp_path, config) as server, httpx.Client(base_url=server.url, timeout=10) as http:
+        thread_id = http.post("/threads", json={}).json()["thread_id"]
+        run = http.post(
+            f"/threads/{thread_id}/runs/wait",
+            json={"assistant_id": "counter", "input": {"count": 0}},
+            headers={"content-type": "application/json"},
+        )
+        assert run.json()["count"] == 2
+        run_id = http.get(f"/threads/{thread_id}/runs").json()[0]["run_id"]
+
+        def stored_events() -> int:
+            return server.database.scalar(
+                "SELECT count(*) FROM run_events WHERE run_id = ?", (run_id,)
             )
-            assert run.json()["count"] == 2
-            run_id = http.get(f"/threads/{thread_id}/runs").json()[0]["run_id"]
 
-            def stored_events() -> int:
-                return server.database.scalar(
-                    "SELECT count(*) FROM run_events WHERE run_id = ?", (run_id,)
-                )
+        deadline = time.monotonic() + 10
+        while stored_events() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert stored_events() == 0, "the sweeper never deleted the run's events"
 
-            deadline = time.monotonic() + 10
-            while stored_events() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert stored_events() == 0, "the sweeper never deleted the run's events"
-
-            # The run record stays: its status, and its output for /join.
-            record = http.get(f"/threads/{thread_id}/runs/{run_id}").json()
-            assert record["status"] == "success"
-            assert http.get(f"/threads/{thread_id}/runs/{run_id}/join").json()["count"] == 2
-            # Its stream has nothing left to replay, and says so with an empty stream.
-            replay = http.get(
-                f"/threads/{thread_id}/runs/{run_id}/stream", headers={"Last-Event-ID": "-1"}
-            )
-            assert replay.status_code == 200 and "event:" not in replay.text
-            # A thread stream resuming inside it gets the run's end, then follows live.
-            with http.stream(
-                "GET", f"/threads/{thread_id}/stream", headers={"Last-Event-ID": f"{run_id}:0"}
-            ) as thread_stream:
-                assert thread_stream.status_code == 200
-                for line in thread_stream.iter_lines():
-                    if line.startswith("data:"):
-                        assert "run_done" in line
-                        break
-    finally:
-        server.close()
+        # The run record stays: its status, and its output for /join.
+        record = http.get(f"/threads/{thread_id}/runs/{run_id}").json()
+        assert record["status"] == "success"
+        assert http.get(f"/threads/{thread_id}/runs/{run_id}/join").json()["count"] == 2
+        # Its stream has nothing left to replay, and says so with an empty stream.
+        replay = http.get(
+            f"/threads/{thread_id}/runs/{run_id}/stream", headers={"Last-Event-ID": "-1"}
+        )
+        assert replay.status_code == 200 and "event:" not in replay.text
+        # A thread stream resuming inside it gets the run's end, then follows live.
+        with http.stream(
+            "GET", f"/threads/{thread_id}/stream", headers={"Last-Event-ID": f"{run_id}:0"}
+        ) as thread_stream:
+            assert thread_stream.status_code == 200
+            for line in thread_stream.iter_lines():
+                if line.startswith("data:"):
+                    assert "run_done" in line
+                    break

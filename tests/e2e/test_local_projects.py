@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from langgraph_sdk import get_client
 
-from tests.fixtures.server import ServerProcess
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -34,17 +34,12 @@ def _copy_project(directory: Path) -> Path:
 def template_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("olg-template")
     project = _copy_project(directory)
-    process = ServerProcess(
-        project / "langgraph.json", directory / "olg.db", directory / "server.log", cwd=project
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, project / "langgraph.json", cwd=project) as process:
+        yield process
 
 
 async def test_a_src_layout_template_serves_unchanged(template_server: ServerProcess) -> None:
-    client = get_client(url=template_server.url)
-    try:
+    async with sdk_client(template_server.url) as client:
         thread = await client.threads.create()
         result = await client.runs.wait(
             thread["thread_id"],
@@ -52,8 +47,6 @@ async def test_a_src_layout_template_serves_unchanged(template_server: ServerPro
             input={"messages": [{"role": "user", "content": "What is 6 times 7?"}]},
             context={"model": "scripted/multiply"},
         )
-    finally:
-        await client.http.client.aclose()
     messages = result["messages"]
     assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"]
     assert messages[-1]["content"] == "The product is 42 (hello from .env)."

@@ -12,12 +12,12 @@ import httpx
 import httpx2
 import mcp_types as types
 import pytest
-from langgraph_sdk import get_client
 from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.fixtures.agent_server import AGENT_GRAPHS, agent_server
+from tests.fixtures.sdk import sdk_client
 from tests.fixtures.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
@@ -27,16 +27,14 @@ TIMEOUT = 30.0
 
 @pytest.fixture(scope="module")
 def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = agent_server(tmp_path_factory.mktemp("olg-mcp"))
-    yield process
-    process.close()
+    with agent_server(tmp_path_factory.mktemp("olg-mcp")) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")
 def mcp_auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = agent_server(tmp_path_factory.mktemp("olg-mcp-auth"), auth=True)
-    yield process
-    process.close()
+    with agent_server(tmp_path_factory.mktemp("olg-mcp-auth"), auth=True) as process:
+        yield process
 
 
 @contextlib.asynccontextmanager
@@ -223,16 +221,13 @@ async def test_react_agent_answers_as_a_tool(mcp_server: ServerProcess):
     """The project's ReAct agent, called by an MCP client as any tool, on the real embedded
     SmolLM2 (too small to answer well: the test asserts a finished run with a model's reply,
     never its wording). Its assistant bounds the run to one model call."""
-    client = get_client(url=mcp_server.url)
-    try:
+    async with sdk_client(mcp_server.url) as client:
         await client.assistants.create(
             "react_agent",
             config={"recursion_limit": 3},
             context={"max_search_results": 1},
             name="bounded react",
         )
-    finally:
-        await client.http.client.aclose()
     question = "What is 2 + 3?"
     # A real model call: generous, as other processes may share the 2 cores with it.
     async with mcp_session(mcp_server, timeout=180) as session:

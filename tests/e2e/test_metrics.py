@@ -11,13 +11,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from tests.fixtures.metrics_scrape import Samples, scrape, value
 from tests.fixtures.queue_cluster import Member, queue_cluster
 from tests.fixtures.scripted_react import MODEL_NAME, USAGE
-from tests.fixtures.server import TEST_GRAPHS, ServerProcess, free_port, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import TEST_GRAPHS, ServerProcess, free_port, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -28,19 +28,14 @@ QUESTION = {"messages": [{"role": "user", "content": "What is 6 * 7?"}]}
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("metrics")
-    process = ServerProcess(
-        write_config(directory, graphs=GRAPHS), directory / "olg.db", directory / "server.log"
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, write_config(directory, graphs=GRAPHS)) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(served: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=served.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(served.url) as lg_client:
+        yield lg_client
 
 
 async def _runs(client: LangGraphClient) -> None:
@@ -155,14 +150,11 @@ async def test_worker_processes_are_added_up(
         server.start()
         try:
             server.wait_ready()
-            client = get_client(url=server.url)
-            try:
+            async with sdk_client(server.url) as client:
                 before = scrape(server.url)
                 for _ in range(3):
                     thread = await client.threads.create()
                     await client.runs.wait(thread["thread_id"], "react_agent", input=QUESTION)
-            finally:
-                await client.http.client.aclose()
             after = scrape(server.url)
             with pytest.raises(httpx.ConnectError):  # no child took the port
                 httpx.get(f"http://127.0.0.1:{worker_port}/metrics")

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jsonschema
@@ -20,9 +21,10 @@ import openai
 import pytest
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, Field
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -46,10 +48,8 @@ WEATHER = {
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory: Path = tmp_path_factory.mktemp("openai-endpoint")
     config = write_config(directory, models={"aliases": ALIASES})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")
@@ -125,22 +125,35 @@ def test_raw_stream_ends_with_done(served: ServerProcess) -> None:
     assert json.loads(lines[0][6:])["object"] == "chat.completion.chunk"
 
 
-def test_required_tool_choice_gives_a_valid_call(client: openai.OpenAI) -> None:
-    reply = client.chat.completions.create(
+def _ask_the_weather(
+    client: openai.OpenAI,
+    tool_choice: Any,
+    max_tokens: int,
+    tools: Sequence[dict[str, Any]] = (WEATHER,),
+) -> ChatCompletion:
+    """The weather in Paris, asked with `tools` offered under `tool_choice`."""
+    return client.chat.completions.create(
         model=MODEL,
         messages=_ask("What is the weather in Paris?"),
-        tools=[WEATHER],
-        tool_choice="required",
-        max_tokens=64,
+        tools=list(tools),
+        tool_choice=tool_choice,
+        max_tokens=max_tokens,
     )
-    choice = reply.choices[0]
+
+
+def _assert_weather_arguments(arguments: str) -> None:
+    """`arguments` are JSON that the weather tool's schema accepts."""
+    jsonschema.validate(json.loads(arguments), WEATHER["function"]["parameters"])
+
+
+def test_required_tool_choice_gives_a_valid_call(client: openai.OpenAI) -> None:
+    choice = _ask_the_weather(client, "required", max_tokens=64).choices[0]
     assert choice.finish_reason == "tool_calls"
     assert choice.message.content is None
     (call,) = choice.message.tool_calls or []
     assert call.type == "function" and call.id
     assert call.function.name == "get_weather"
-    args = json.loads(call.function.arguments)
-    jsonschema.validate(args, WEATHER["function"]["parameters"])
+    _assert_weather_arguments(call.function.arguments)
 
 
 def test_named_tool_choice_calls_that_tool(client: openai.OpenAI) -> None:
@@ -148,30 +161,17 @@ def test_named_tool_choice_calls_that_tool(client: openai.OpenAI) -> None:
         "type": "function",
         "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}},
     }
-    reply = client.chat.completions.create(
-        model=MODEL,
-        messages=_ask("What is the weather in Paris?"),
-        tools=[WEATHER, other],
-        tool_choice={"type": "function", "function": {"name": "get_time"}},
-        max_tokens=32,
-    )
+    named = {"type": "function", "function": {"name": "get_time"}}
+    reply = _ask_the_weather(client, named, max_tokens=32, tools=(WEATHER, other))
     (call,) = reply.choices[0].message.tool_calls or []
     assert call.function.name == "get_time" and json.loads(call.function.arguments) == {}
 
 
 def test_auto_tool_choice_answers_or_calls_validly(client: openai.OpenAI) -> None:
-    reply = client.chat.completions.create(
-        model=MODEL,
-        messages=_ask("What is the weather in Paris?"),
-        tools=[WEATHER],
-        tool_choice="auto",
-        max_tokens=48,
-    )
-    choice = reply.choices[0]
+    choice = _ask_the_weather(client, "auto", max_tokens=48).choices[0]
     if choice.message.tool_calls:  # SmolLM2 decides; either outcome must be well formed
         assert choice.finish_reason == "tool_calls"
-        args = json.loads(choice.message.tool_calls[0].function.arguments)
-        jsonschema.validate(args, WEATHER["function"]["parameters"])
+        _assert_weather_arguments(choice.message.tool_calls[0].function.arguments)
     else:
         assert isinstance(choice.message.content, str)
 
@@ -196,10 +196,7 @@ def test_streamed_tool_call(client: openai.OpenAI) -> None:
     chunks = list(stream)
     calls = [d for c in chunks for d in (c.choices[0].delta.tool_calls or [])]
     assert calls and calls[0].function.name == "get_weather"
-    jsonschema.validate(
-        json.loads("".join(c.function.arguments or "" for c in calls)),
-        WEATHER["function"]["parameters"],
-    )
+    _assert_weather_arguments("".join(c.function.arguments or "" for c in calls))
     assert chunks[-1].choices[0].finish_reason == "tool_calls"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -24,20 +24,17 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     config = write_config(
         directory, auth={"path": f"{PROJECT_ROOT}/examples/auth/api_key_auth.py:auth"}
     )
-    process = ServerProcess(
+    with serving(
+        directory,
         config,
-        directory / "olg.db",
-        directory / "server.log",
         # Its own model cache: another process may have assembled Qwen in the shared one.
         env={
             "OLG_API_KEYS": "alice:alice-key",
             "OLG_MODEL": "",
             "OLG_MODEL_CACHE": str(directory / "models"),
         },
-    )
-    process.start()
-    yield process
-    process.close()
+    ) as process:
+        yield process
 
 
 def _client(server: ServerProcess, key: str) -> openai.OpenAI:

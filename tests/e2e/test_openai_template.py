@@ -16,9 +16,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 
-from tests.fixtures.server import FIXTURES, ServerProcess
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import FIXTURES, ServerProcess, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -33,24 +33,19 @@ def template_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
     config = json.loads((project / "langgraph.json").read_text())
     config["models"] = {"aliases": {"anthropic:claude-3-5-haiku-latest": "local/smollm2-135m"}}
     (project / "langgraph.json").write_text(json.dumps(config))
-    process = ServerProcess(
-        project / "langgraph.json",
-        directory / "olg.db",
-        directory / "server.log",
-        cwd=project,
-        env={"OLG_MODEL": "local/smollm2-135m", "OPENAI_API_KEY": "sk-local"},
-    )
-    # The project's model client calls this very server (the port is chosen at construction).
-    process.env["OPENAI_BASE_URL"] = f"{process.url}/v1"
-    process.start()
-    yield process
-    process.close()
+    env = {
+        "OLG_MODEL": "local/smollm2-135m",
+        "OPENAI_API_KEY": "sk-local",
+        # The project's model client calls this very server.
+        "OPENAI_BASE_URL": lambda server: f"{server.url}/v1",
+    }
+    with serving(directory, project / "langgraph.json", cwd=project, env=env) as process:
+        yield process
 
 
 async def test_a_run_calls_the_tool_and_answers(template_server: ServerProcess) -> None:
     before = _served_by_v1(template_server)
-    client = get_client(url=template_server.url)
-    try:
+    async with sdk_client(template_server.url) as client:
         thread = await client.threads.create()
         result = await client.runs.wait(
             thread["thread_id"],
@@ -58,8 +53,6 @@ async def test_a_run_calls_the_tool_and_answers(template_server: ServerProcess) 
             input={"messages": [{"role": "user", "content": "What is the weather in Paris?"}]},
         )
         runs = await client.runs.list(thread["thread_id"])
-    finally:
-        await client.http.client.aclose()
     assert runs[0]["status"] == "success", result
     messages = result["messages"]
     assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"]
@@ -77,8 +70,7 @@ async def test_an_aliased_anthropic_model_runs_on_the_embedded_model(
     template_server: ServerProcess,
 ) -> None:
     before = _served_by_v1(template_server)
-    client = get_client(url=template_server.url)
-    try:
+    async with sdk_client(template_server.url) as client:
         thread = await client.threads.create()
         result = await client.runs.wait(
             thread["thread_id"],
@@ -86,8 +78,6 @@ async def test_an_aliased_anthropic_model_runs_on_the_embedded_model(
             input={"messages": [{"role": "user", "content": "What is the weather in Oslo?"}]},
         )
         runs = await client.runs.list(thread["thread_id"])
-    finally:
-        await client.http.client.aclose()
     assert runs[0]["status"] == "success", result
     messages = result["messages"]
     assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"]

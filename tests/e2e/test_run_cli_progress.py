@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from langgraph_sdk import get_client
 
-from tests.fixtures.server import TEST_GRAPHS, ServerProcess, write_config
+from tests.fixtures.server import TEST_GRAPHS, ServerProcess, serving, write_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 GRAPHS = {**TEST_GRAPHS, "small_model": "tests.fixtures.local_model_graph:graph"}
@@ -20,15 +20,8 @@ GRAPHS = {**TEST_GRAPHS, "small_model": "tests.fixtures.local_model_graph:graph"
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[ServerProcess]:
     """A server of its own per test: the model is not loaded in it yet."""
-    directory = tmp_path
-    process = ServerProcess(
-        write_config(directory, graphs=GRAPHS),
-        directory / "olg.db",
-        directory / "server.log",
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(tmp_path, write_config(tmp_path, graphs=GRAPHS)) as process:
+        yield process
 
 
 def olg_run(served: ServerProcess, request: str, *options: str, graph: str = "small_model"):

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 GRAPHS = {
@@ -34,15 +34,12 @@ BOTH_CALLS = "calculate 6 * 7 and delete notes.txt"
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("run-cli-review")
-    process = ServerProcess(
+    with serving(
+        directory,
         write_config(directory, graphs=GRAPHS),
-        directory / "olg.db",
-        directory / "server.log",
         env={"OLG_SEARCH_DOCS": "", "TAVILY_API_KEY": ""},
-    )
-    process.start()
-    yield process
-    process.close()
+    ) as process:
+        yield process
 
 
 def olg_run(

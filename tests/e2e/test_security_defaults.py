@@ -10,9 +10,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 from tests.fixtures.webhook_listener import Listener
 
 pytestmark = pytest.mark.e2e
@@ -40,10 +40,8 @@ def configured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
             "allowed_hosts": ["olg.internal", "*.corp.test"],
         },
     )
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 def test_a_foreign_page_is_refused_and_studio_is_allowed(server: ServerProcess):
@@ -76,12 +74,9 @@ def test_the_servers_own_docs_page_may_call_it(server: ServerProcess):
 
 async def test_clients_without_a_browser_are_unaffected(server: ServerProcess):
     for base in (server.url, f"http://localhost:{server.port}"):
-        client = get_client(url=base)
-        try:
+        async with sdk_client(base) as client:
             thread = await client.threads.create()
             assert (await client.threads.get(thread["thread_id"]))["status"] == "idle"
-        finally:
-            await client.http.client.aclose()
 
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example"])

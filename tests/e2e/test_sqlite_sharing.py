@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.fixtures.backend import SQLITE
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import ServerProcess, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -30,12 +30,8 @@ def first(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory: Path = tmp_path_factory.mktemp("olg-sqlite-sharing")
     # SQLite by nature (its file locks, a second server on the same file): these tests run on
     # SQLite whatever OLG_TEST_BACKEND says; test_postgres_backend.py has PostgreSQL's lock.
-    process = ServerProcess(
-        write_config(directory), directory / "olg.db", directory / "first.log", backend=SQLITE
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, backend=SQLITE) as process:
+        yield process
 
 
 async def test_a_locked_database_does_not_stop_requests_that_do_not_need_it(

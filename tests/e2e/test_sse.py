@@ -7,20 +7,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import serving
 
 pytestmark = pytest.mark.e2e
 
 
 def test_idle_stream_gets_heartbeats_and_events_carry_ids(tmp_path: Path):
-    server = ServerProcess(
-        write_config(tmp_path),
-        tmp_path / "olg.db",
-        tmp_path / "log",
-        env={"OLG_SSE_HEARTBEAT_SECONDS": "0.2"},
-    )
-    server.start()
-    try:
+    with serving(tmp_path, env={"OLG_SSE_HEARTBEAT_SECONDS": "0.2"}) as server:
         lines: list[str] = []
         with httpx.stream(
             "POST",
@@ -40,5 +33,3 @@ def test_idle_stream_gets_heartbeats_and_events_carry_ids(tmp_path: Path):
         # Before the parked node: the run's metadata, its input and the first node's values.
         assert events == ["metadata", "values", "values"]
         assert ids == [0, 1, 2]
-    finally:
-        server.close()

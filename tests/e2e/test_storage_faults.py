@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from tests.fixtures.backend import SQLITE
+from tests.fixtures.sdk import sdk_client
 from tests.fixtures.server import ServerProcess, write_config
 from tests.fixtures.webhook_listener import Listener
 
@@ -54,13 +54,9 @@ def _server(directory: Path, faults: list[dict[str, Any]] | None) -> ServerProce
 
 @contextlib.asynccontextmanager
 async def _serving(server: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    server.start()
-    client = get_client(url=server.url)
-    try:
-        yield client
-    finally:
-        await client.http.client.aclose()
-        server.close()
+    with server:
+        async with sdk_client(server.url) as client:
+            yield client
 
 
 async def _webhook(listener: Listener, path: str, timeout: float = 10.0) -> dict[str, Any]:

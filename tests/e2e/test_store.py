@@ -23,7 +23,8 @@ from langgraph_sdk.client import LangGraphClient
 
 from tests.fixtures.backend import SQLITE, selected
 from tests.fixtures.postgres import ADMIN_URL
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -53,10 +54,8 @@ def store_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPro
     if SEMANTIC:
         store["index"] = INDEX
     config = write_config(directory, graphs=STORE_GRAPHS, store=store)
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")
@@ -69,17 +68,14 @@ def semantic_server(
         return
     directory = tmp_path_factory.mktemp("olg-store-semantic")
     config = write_config(directory, graphs=STORE_GRAPHS, store={"index": INDEX})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log", backend=SQLITE)
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config, backend=SQLITE) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(store_server: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=store_server.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(store_server.url) as lg_client:
+        yield lg_client
 
 
 def _root() -> str:
@@ -215,11 +211,8 @@ async def test_search_by_prefix_filter_limit_and_offset(client: LangGraphClient)
 
 
 async def test_semantic_search_ranks_by_similarity(semantic_server: ServerProcess):
-    client = get_client(url=semantic_server.url)
-    try:
+    async with sdk_client(semantic_server.url) as client:
         await _ranks_by_similarity(client)
-    finally:
-        await client.http.client.aclose()
 
 
 async def _ranks_by_similarity(client: LangGraphClient) -> None:
@@ -312,10 +305,8 @@ def auth_store_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serv
     config = write_config(
         directory, graphs=STORE_GRAPHS, auth={"path": f"{AUTH_FILE}:auth"}, store={"ttl": TTL}
     )
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -25,17 +25,14 @@ def ttl_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
     directory: Path = tmp_path_factory.mktemp("olg-ttl")
     ttl = {"strategy": "delete", "default_ttl": 60, "sweep_interval_minutes": SWEEP_MINUTES}
     config = write_config(directory, checkpointer={"ttl": ttl})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture
 async def ttl_client(ttl_server: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    client = get_client(url=ttl_server.url)
-    yield client
-    await client.http.client.aclose()
+    async with sdk_client(ttl_server.url) as client:
+        yield client
 
 
 async def _gone(client: LangGraphClient, thread_id: str, seconds: float = 10.0) -> bool:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 
 from tests.fixtures.otlp_receiver import OtlpReceiver, ReceivedSpan
 from tests.fixtures.scripted_react import MODEL_NAME, USAGE
+from tests.fixtures.sdk import sdk_client
 from tests.fixtures.server import TEST_GRAPHS, ServerProcess, free_port, write_config
 
 pytestmark = pytest.mark.e2e
@@ -54,10 +54,8 @@ def receiver() -> Iterator[OtlpReceiver]:
 def traced(
     tmp_path_factory: pytest.TempPathFactory, receiver: OtlpReceiver
 ) -> Iterator[ServerProcess]:
-    process = _server(tmp_path_factory.mktemp("traced"), receiver.url)
-    process.start()
-    yield process
-    process.close()
+    with _server(tmp_path_factory.mktemp("traced"), receiver.url) as process:
+        yield process
 
 
 def _text(value: object) -> object:
@@ -79,8 +77,7 @@ def _descendants(spans: list[ReceivedSpan], root: ReceivedSpan) -> list[Received
 
 
 async def _run_agent(url: str) -> tuple[str, str, str]:
-    client = get_client(url=url, api_key="key-a")
-    try:
+    async with sdk_client(url, api_key="key-a") as client:
         thread = await client.threads.create()
         run = await client.runs.create(thread["thread_id"], "react_agent", input=QUESTION)
         await client.runs.join(thread["thread_id"], run["run_id"])
@@ -89,8 +86,6 @@ async def _run_agent(url: str) -> tuple[str, str, str]:
         state = await client.threads.get_state(thread["thread_id"])
         assert state["values"]["messages"][-1]["content"] == "The answer is 42."
         return run["run_id"], thread["thread_id"], run["assistant_id"]
-    finally:
-        await client.http.client.aclose()
 
 
 async def test_langfuse_traces_a_run_as_run_model_tool_model(
@@ -193,13 +188,9 @@ async def test_opentelemetry_spans_requests_runs_model_and_tool_calls(
 
 async def test_a_run_succeeds_with_the_collector_down(tmp_path: Path) -> None:
     nobody = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    process = _server(tmp_path, nobody)
-    process.start()
-    try:
+    with _server(tmp_path, nobody) as process:
         await _run_agent(process.url)
         await _run_agent(process.url)
-    finally:
-        process.close()
     log = process.log.read_text()
     # Told once per destination, whatever the number of failed exports; keys never logged.
     assert log.count("Langfuse at " + nobody + " is not reachable") == 1

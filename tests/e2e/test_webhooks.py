@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.fixtures.server import ServerProcess, free_port, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, free_port, serving, write_config
 from tests.fixtures.webhook_listener import Listener
 
 pytestmark = pytest.mark.e2e
@@ -37,22 +37,16 @@ def webhook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
             },
         },
     )
-    process = ServerProcess(
-        config,
-        directory / "olg.db",
-        directory / "server.log",
-        env={"LG_WEBHOOK_SIGNING_KEY": "from-env", "LG_WEBHOOK_KEY_ID": "k1"},
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(
+        directory, config, env={"LG_WEBHOOK_SIGNING_KEY": "from-env", "LG_WEBHOOK_KEY_ID": "k1"}
+    ) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(webhook_server: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=webhook_server.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(webhook_server.url) as lg_client:
+        yield lg_client
 
 
 async def _wait_for(predicate, timeout: float = 15.0) -> None:
@@ -153,22 +147,15 @@ def trimmed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
             "allowed_fields": ["run_id", "status", "values"],
         },
     )
-    process = ServerProcess(
-        config, directory / "olg.db", directory / "server.log", env={"OLG_HOOK_TOKEN": "t-1"}
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config, env={"OLG_HOOK_TOKEN": "t-1"}) as process:
+        yield process
 
 
 async def test_env_prefix_and_allowed_fields(trimmed_server: ServerProcess, listener: Listener):
-    client = get_client(url=trimmed_server.url)
-    try:
+    async with sdk_client(trimmed_server.url) as client:
         run = await client.runs.wait(
             None, "counter", input={"count": 0}, webhook=listener.url("/trimmed")
         )
-    finally:
-        await client.http.client.aclose()
     assert run["count"] == 2
     await _wait_for(lambda: listener.posts_to("/trimmed"))
     body = listener.posts_to("/trimmed")[0]

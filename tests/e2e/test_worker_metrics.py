@@ -13,11 +13,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 
 from tests.fixtures.metrics_scrape import names, scrape, value
 from tests.fixtures.queue_cluster import Member, QueueCluster, queue_cluster
 from tests.fixtures.scripted_react import MODEL_NAME, USAGE
+from tests.fixtures.sdk import sdk_client
 from tests.fixtures.server import TEST_GRAPHS, free_port, write_config
 
 pytestmark = pytest.mark.e2e
@@ -49,12 +49,9 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
 
 
 async def _run(url: str, graph: str) -> None:
-    client = get_client(url=url, api_key="key-a")
-    try:
+    async with sdk_client(url, api_key="key-a") as client:
         thread = await client.threads.create()
         await client.runs.wait(thread["thread_id"], graph, input=QUESTION, raise_error=False)
-    finally:
-        await client.http.client.aclose()
 
 
 async def test_the_worker_serves_the_metrics_of_its_runs(deployment: Deployment) -> None:

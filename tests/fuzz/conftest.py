@@ -30,7 +30,7 @@ import httpx
 import pytest
 
 from open_langgraph.services.assistants import system_assistant_id
-from tests.fixtures.server import TEST_GRAPHS, ServerProcess, write_config
+from tests.fixtures.server import TEST_GRAPHS, ServerProcess, serving, write_config
 
 PLATFORM_API = "langgraph-api==0.16.7"
 
@@ -150,10 +150,8 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc
     raw = json.loads(config.read_text())
     raw["graphs"] = {graph_id: TEST_GRAPHS[graph_id] for graph_id in FUZZ_GRAPHS}
     config.write_text(json.dumps(raw))
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture(scope="session")

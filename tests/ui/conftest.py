@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 PROJECT = Path(__file__).resolve().parents[2]
 OUTPUT = Path(__file__).parent / "output"
@@ -35,23 +36,20 @@ UI_GRAPHS = {
 }
 
 
-def ui_server(directory: Path, **extra: object) -> ServerProcess:
-    """A started server of the UI graphs (plus `extra` config) on `directory`."""
-    process = ServerProcess(
+def ui_server(directory: Path, **extra: object) -> AbstractContextManager[ServerProcess]:
+    """A server of the UI graphs (plus `extra` config) on `directory`, started by `with` and
+    closed at its end."""
+    return serving(
+        directory,
         write_config(directory, graphs=UI_GRAPHS, **extra),
-        directory / "olg.db",
-        directory / "server.log",
         env={"OLG_SEARCH_DOCS": "", "TAVILY_API_KEY": ""},
     )
-    process.start()
-    return process
 
 
 @pytest.fixture(scope="package")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = ui_server(tmp_path_factory.mktemp("ui-server"))
-    yield process
-    process.close()
+    with ui_server(tmp_path_factory.mktemp("ui-server")) as process:
+        yield process
 
 
 # Package scope: Playwright's sync API keeps an event loop running in the main thread while

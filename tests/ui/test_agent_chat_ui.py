@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.fixtures.server import ServerProcess, free_port, write_config
+from tests.fixtures.server import ServerProcess, free_port, serving, write_config
 
 HARNESS = Path(__file__).resolve().parents[1] / "clients" / "agent_chat_ui"
 BUILD = Path(__file__).resolve().parents[2] / "scripts" / "_clients.sh"
@@ -59,10 +59,8 @@ def api(tmp_path_factory: pytest.TempPathFactory, harness_origin: str) -> Iterat
     config = write_config(
         directory, graphs=GRAPHS, http={"cors": {"allow_origins": [harness_origin]}}
     )
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 class ChatPage:

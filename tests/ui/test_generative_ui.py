@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.fixtures.server import ServerProcess
+from tests.fixtures.server import ServerProcess, serving
 from tests.ui.test_agent_chat_ui import harness_origin  # noqa: F401 - the page's origin
 
 pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="needs Node.js and npm")
@@ -34,15 +34,12 @@ def api(tmp_path_factory: pytest.TempPathFactory, harness_origin: str) -> Iterat
     config["ui"] = {"weather": f"{PROJECT}/src/ui.tsx"}
     config["http"] = {"cors": {"allow_origins": [harness_origin]}}
     (directory / "langgraph.json").write_text(json.dumps(config))
-    process = ServerProcess(
+    with serving(
+        directory,
         directory / "langgraph.json",
-        directory / "olg.db",
-        directory / "server.log",
         env={"OLG_UI_BUILD_DIR": str(directory / "ui-build")},
-    )
-    process.start()
-    yield process
-    process.close()
+    ) as process:
+        yield process
 
 
 @pytest.fixture

@@ -19,11 +19,20 @@ from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send, serious_violati
 pytestmark = [pytest.mark.e2e, pytest.mark.parametrize("agent", ["hitl_batched", "hitl_per_call"])]
 
 
-def _review(page: Page) -> Locator:
+def _review(
+    page: Page, served: ServerProcess, agent: str, request: str = "calculate 6 * 7"
+) -> Locator:
+    """The review form `agent` shows for `request`, asked in a new chat."""
+    open_chat(page, served, agent)
+    send(page, request)
     form = page.get_by_role("form", name="Review the tool calls")
     expect(form).to_be_visible()
     expect(page.get_by_role("status")).to_have_text(INTERRUPTED)
     return form
+
+
+def _submit(form: Locator) -> None:
+    form.get_by_role("button", name="Submit decision").click()
 
 
 def _last_reply(page: Page) -> Locator:
@@ -50,37 +59,31 @@ def _tool_results(state: dict) -> list[tuple[str, str, str]]:
 
 
 def test_approve_runs_the_call(page: Page, served: ServerProcess, agent: str) -> None:
-    open_chat(page, served, agent)
-    send(page, "calculate 6 * 7")
-    form = _review(page)
+    form = _review(page, served, agent)
     group = form.get_by_role("group", name="Tool call 1: calculator")
     expect(group).to_contain_text("Tool execution requires approval")
     expect(group.get_by_role("radio")).to_have_count(4)
     expect(group.get_by_role("radio", name="Approve")).to_be_checked()
-    form.get_by_role("button", name="Submit decision").click()
+    _submit(form)
     state = _finished(page, served, "The calculator says 42. That is the answer.")
     assert _tool_results(state) == [("calculator", "42", "success")]
 
 
 def test_edit_runs_the_edited_arguments(page: Page, served: ServerProcess, agent: str) -> None:
-    open_chat(page, served, agent)
-    send(page, "calculate 6 * 7")
-    form = _review(page)
+    form = _review(page, served, agent)
     # Changing the arguments chooses Edit.
     form.get_by_label("Arguments (edit them, then choose Edit)").fill('{"expression": "6 * 8"}')
     expect(form.get_by_role("radio", name="Edit")).to_be_checked()
-    form.get_by_role("button", name="Submit decision").click()
+    _submit(form)
     _finished(page, served, "The calculator says 48. That is the answer.")
 
 
 def test_arguments_that_are_not_an_object_are_refused_in_the_page(
     page: Page, served: ServerProcess, agent: str
 ) -> None:
-    open_chat(page, served, agent)
-    send(page, "calculate 6 * 7")
-    form = _review(page)
+    form = _review(page, served, agent)
     form.get_by_label("Arguments (edit them, then choose Edit)").fill("[1, 2]")
-    form.get_by_role("button", name="Submit decision").click()
+    _submit(form)
     expect(form.get_by_role("alert")).to_have_text(
         'Tool call 1: calculator: the edited arguments must be a JSON object ({"name": value, ...})'
     )
@@ -88,29 +91,25 @@ def test_arguments_that_are_not_an_object_are_refused_in_the_page(
 
 
 def test_reject_tells_the_model_why(page: Page, served: ServerProcess, agent: str) -> None:
-    open_chat(page, served, agent)
-    send(page, "calculate 6 * 7")
-    form = _review(page)
+    form = _review(page, served, agent)
     form.get_by_label("Rejection message (optional)").fill("No arithmetic today.")
     expect(form.get_by_role("radio", name="Reject")).to_be_checked()
-    form.get_by_role("button", name="Submit decision").click()
+    _submit(form)
     reason = "User rejected the tool call for `calculator` with reason: No arithmetic today."
     state = _finished(page, served, f"The calculator call failed: {reason}")
     assert _tool_results(state) == [("calculator", reason, "error")]
 
 
 def test_respond_answers_for_the_tool(page: Page, served: ServerProcess, agent: str) -> None:
-    open_chat(page, served, agent)
-    send(page, "calculate 6 * 7")
-    form = _review(page)
+    form = _review(page, served, agent)
     form.get_by_role("radio", name="Respond").check()
-    form.get_by_role("button", name="Submit decision").click()
+    _submit(form)
     # An empty response is refused before anything is sent.
     expect(form.get_by_role("alert")).to_have_text(
         "Tool call 1: calculator: write the answer to give the agent, or choose another decision"
     )
     form.get_by_label("Your response").fill("forty-two, by heart")
-    form.get_by_role("button", name="Submit decision").click()
+    _submit(form)
     # The calculator never ran: its result is the person's answer.
     state = _finished(page, served, "The calculator says forty-two, by heart. That is the answer.")
     assert _tool_results(state) == [("calculator", "forty-two, by heart", "success")]
@@ -119,9 +118,7 @@ def test_respond_answers_for_the_tool(page: Page, served: ServerProcess, agent: 
 def test_ending_the_review_runs_nothing_and_leaves_the_thread_idle(
     page: Page, served: ServerProcess, agent: str
 ) -> None:
-    open_chat(page, served, agent)
-    send(page, "calculate 6 * 7")
-    form = _review(page)
+    form = _review(page, served, agent)
     form.get_by_role("button", name="End the review").click()
     expect(page.get_by_role("status")).to_have_text(DONE)
     expect(form).to_have_count(0)
@@ -140,9 +137,7 @@ def test_ending_the_review_runs_nothing_and_leaves_the_thread_idle(
 def test_each_call_offers_only_its_allowed_decisions(
     page: Page, served: ServerProcess, agent: str
 ) -> None:
-    open_chat(page, served, agent)
-    send(page, "calculate 6 * 7 and delete notes.txt")
-    form = _review(page)
+    form = _review(page, served, agent, "calculate 6 * 7 and delete notes.txt")
     calculator = form.get_by_role("group", name="Tool call 1: calculator")
     deleting = form.get_by_role("group", name="Tool call 2: delete_file")
     expect(calculator.get_by_role("radio")).to_have_count(4)
@@ -155,7 +150,7 @@ def test_each_call_offers_only_its_allowed_decisions(
     assert serious_violations(page) == []
 
     deleting.get_by_role("radio", name="Reject").check()
-    form.get_by_role("button", name="Submit decision").click()
+    _submit(form)
     rejected = "User rejected the tool call for `delete_file` with id "
     expect(_last_reply(page)).to_contain_text(
         f"The calculator says 42. The delete_file call failed: {rejected}"

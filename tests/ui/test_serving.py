@@ -23,9 +23,10 @@ AUTH_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "auth_api_key.py"
 
 @pytest.fixture(scope="module")
 def served_with_auth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = ui_server(tmp_path_factory.mktemp("ui-auth"), auth={"path": f"{AUTH_FILE}:auth"})
-    yield process
-    process.close()
+    with ui_server(
+        tmp_path_factory.mktemp("ui-auth"), auth={"path": f"{AUTH_FILE}:auth"}
+    ) as process:
+        yield process
 
 
 def test_root_redirects_to_the_page_and_files_are_served(served: ServerProcess) -> None:
@@ -81,8 +82,7 @@ def test_with_auth_the_page_asks_for_a_token_and_sends_it(
 def test_under_a_mount_prefix_the_page_and_its_api_move_there(
     page: Page, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    process = ui_server(tmp_path_factory.mktemp("ui-prefix"), http={"mount_prefix": "/lg"})
-    try:
+    with ui_server(tmp_path_factory.mktemp("ui-prefix"), http={"mount_prefix": "/lg"}) as process:
         with httpx.Client(base_url=process.url) as http:
             assert http.get("/lg/").headers["location"] == "/lg/ui/"
             html = http.get("/lg/ui/").text
@@ -97,5 +97,3 @@ def test_under_a_mount_prefix_the_page_and_its_api_move_there(
         expect(page.get_by_role("log").locator(".msg.ai")).to_contain_text(
             "You said: under a prefix"
         )
-    finally:
-        process.close()

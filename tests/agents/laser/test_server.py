@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from langgraph_sdk import get_client
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -19,18 +19,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("laser-server")
     graph_file = Path(__file__).parents[3] / "graphs" / "laser" / "graph.py"
     config = write_config(directory, graphs={"laser": f"{graph_file}:graph"})
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.mark.timeout(300)  # the 135M model on 2 shared cores: ~20 s idle, more under load
 async def test_served_episode_ends_in_a_purchase_with_checkpointed_state(
     server: ServerProcess,
 ) -> None:
-    client = get_client(url=server.url)
-    try:
+    async with sdk_client(server.url) as client:
         thread = await client.threads.create()
         final = await client.runs.wait(
             thread["thread_id"],
@@ -54,8 +51,6 @@ async def test_served_episode_ends_in_a_purchase_with_checkpointed_state(
                 input={},
                 context={"model": "local/smollm2-135m", "max_steps": 0},
             )
-    finally:
-        await client.http.client.aclose()
 
     assert run["status"] == "success", final
     assert final["user_instruction"].startswith("Find me relaxed fit, short sleeve men's t-shirts")

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from langgraph_sdk import get_client
 
 from graphs.plan_execute.context import DEFAULT_MAX_REPLANS
 from graphs.plan_execute.plan_schema import MAX_PLAN_STEPS
 from tests.agents.plan_execute.conftest import DOCUMENTS
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 
@@ -28,21 +28,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     # The same file:attribute entry open_langgraph.json registers.
     graph_file = Path(__file__).parents[3] / "graphs" / "plan_execute" / "graph.py"
     config = write_config(directory, graphs={"plan_execute": f"{graph_file}:graph"})
-    process = ServerProcess(
-        config,
-        directory / "olg.db",
-        directory / "server.log",
-        env={"OLG_SEARCH_DOCS": str(docs), "TAVILY_API_KEY": ""},
-    )
-    process.start()
-    yield process
-    process.close()
+    with serving(
+        directory, config, env={"OLG_SEARCH_DOCS": str(docs), "TAVILY_API_KEY": ""}
+    ) as process:
+        yield process
 
 
 @pytest.mark.timeout(300)  # the 135M model on 2 shared cores: ~25 s idle, more under load
 async def test_a_question_ends_in_an_answer_or_a_stated_refusal(server: ServerProcess) -> None:
-    client = get_client(url=server.url)
-    try:
+    async with sdk_client(server.url) as client:
         thread = await client.threads.create()
         final = await client.runs.wait(
             thread["thread_id"],
@@ -56,8 +50,6 @@ async def test_a_question_ends_in_an_answer_or_a_stated_refusal(server: ServerPr
             config={"recursion_limit": WORST_CASE_SUPERSTEPS},
         )
         [run] = await client.runs.list(thread["thread_id"])
-    finally:
-        await client.http.client.aclose()
 
     assert run["status"] == "success", final
     assert final["intent"] in ("new_question", "follow_up", "clarification", "chitchat")

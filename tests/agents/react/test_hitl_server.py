@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = pytest.mark.e2e
 AGENT = "react_agent_hitl"
@@ -23,22 +23,18 @@ QUESTION = {"messages": [{"role": "user", "content": "calculate 6 * 7"}]}
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("react-hitl-server")
-    process = ServerProcess(
+    with serving(
+        directory,
         write_config(directory, graphs={AGENT: "tests.ui.scripted_agents:react_agent_hitl"}),
-        directory / "olg.db",
-        directory / "server.log",
         env={"OLG_SEARCH_DOCS": "", "TAVILY_API_KEY": ""},
-    )
-    process.start()
-    yield process
-    process.close()
+    ) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(served: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=served.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(served.url) as lg_client:
+        yield lg_client
 
 
 async def _paused(client: LangGraphClient) -> tuple[str, dict[str, Any]]:

@@ -15,10 +15,10 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
-from tests.fixtures.server import ServerProcess
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -34,22 +34,18 @@ SHORT = {"max_search_results": 1}
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     directory = tmp_path_factory.mktemp("react-server")
-    process = ServerProcess(
+    with serving(
+        directory,
         PROJECT_ROOT / "open_langgraph.json",
-        directory / "olg.db",
-        directory / "server.log",
         env={"OLG_MODEL": "local/smollm2-135m", "OLG_SEARCH_DOCS": "", "TAVILY_API_KEY": ""},
-    )
-    process.start()
-    yield process
-    process.close()
+    ) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(served: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=served.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(served.url) as lg_client:
+        yield lg_client
 
 
 def _texts(messages: list[dict[str, Any]]) -> list[str]:
@@ -160,28 +156,24 @@ async def test_a_seed_style_config_with_auth_serves_react_agent_to_its_user(
             }
         )
     )
-    server = ServerProcess(config, tmp_path / "olg.db", tmp_path / "server.log")
-    server.start()
-    alice = get_client(url=server.url, api_key="alice-key")
-    bob = get_client(url=server.url, api_key="bob-key")
-    try:
-        async with httpx.AsyncClient(base_url=server.url) as nobody:
-            refused = await nobody.post("/threads", json={})
-        assert refused.status_code == 401
-        thread_id = (await alice.threads.create())["thread_id"]
-        result = await alice.runs.wait(
-            thread_id,
-            "react_agent",
-            input={"messages": [{"role": "user", "content": "hi"}]},
-            config=BOUNDED,
-            context=SHORT,
-        )
-        assert result["messages"][-1]["type"] == "ai"
-        assert await bob.threads.search() == []
-        with pytest.raises(httpx.HTTPStatusError) as hidden:
-            await bob.threads.get_state(thread_id)
-        assert hidden.value.response.status_code == 404
-    finally:
-        for client in (alice, bob):
-            await client.http.client.aclose()
-        server.close()
+    with serving(tmp_path, config) as server:
+        async with (
+            sdk_client(server.url, api_key="alice-key") as alice,
+            sdk_client(server.url, api_key="bob-key") as bob,
+        ):
+            async with httpx.AsyncClient(base_url=server.url) as nobody:
+                refused = await nobody.post("/threads", json={})
+            assert refused.status_code == 401
+            thread_id = (await alice.threads.create())["thread_id"]
+            result = await alice.runs.wait(
+                thread_id,
+                "react_agent",
+                input={"messages": [{"role": "user", "content": "hi"}]},
+                config=BOUNDED,
+                context=SHORT,
+            )
+            assert result["messages"][-1]["type"] == "ai"
+            assert await bob.threads.search() == []
+            with pytest.raises(httpx.HTTPStatusError) as hidden:
+                await bob.threads.get_state(thread_id)
+            assert hidden.value.response.status_code == 404

@@ -12,11 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from tests.agents.web_agent.conftest import SiteServer
-from tests.fixtures.server import ServerProcess, write_config
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 GRAPH_FILE = Path(__file__).parents[3] / "graphs" / "web_agent" / "graph.py"
@@ -35,17 +35,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         },
         default_config={"recursion_limit": 60},
     )
-    process = ServerProcess(config, directory / "olg.db", directory / "server.log")
-    process.start()
-    yield process
-    process.close()
+    with serving(directory, config) as process:
+        yield process
 
 
 @pytest.fixture
 async def client(served: ServerProcess) -> AsyncIterator[LangGraphClient]:
-    lg_client = get_client(url=served.url)
-    yield lg_client
-    await lg_client.http.client.aclose()
+    async with sdk_client(served.url) as lg_client:
+        yield lg_client
 
 
 async def _interrupts(
