@@ -91,6 +91,15 @@ def _attempts(cluster: QueueCluster) -> list[int]:
         return [row[0] for row in db.execute("SELECT attempt FROM runs").fetchall()]
 
 
+async def _timed_wait(client: LangGraphClient) -> float:
+    """Seconds for one short run on a new thread, `runs.wait` as a client makes it."""
+    thread = await client.threads.create()
+    began = time.monotonic()
+    result = await client.runs.wait(thread["thread_id"], "counter", input={"count": 0})
+    assert result["count"] == 2, result
+    return time.monotonic() - began
+
+
 def _ids(parts: list[StreamPart]) -> list[int]:
     return [int(part.id) for part in parts if part.id is not None]
 
@@ -254,7 +263,9 @@ async def test_runs_continue_when_redis_restarts_mid_load(tmp_path: Path) -> Non
             for t in threads
         ]
         await _until(lambda: len(_journal(journal)) >= 2)
+        with_redis = await _timed_wait(client)
         cluster.redis.kill()
+        without_redis = await _timed_wait(client)
         # Runs created while Redis is down are queued and executed all the same.
         runs += [
             await client.runs.create(
@@ -264,6 +275,14 @@ async def test_runs_continue_when_redis_restarts_mid_load(tmp_path: Path) -> Non
         ]
         await asyncio.sleep(1.0)
         cluster.redis.start()
+        just_back = await _timed_wait(client)
+        await asyncio.sleep(2.0)
+        settled = await _timed_wait(client)
+        print(
+            f"\nruns.wait of `counter`: {with_redis * 1000:.0f} ms with Redis, "
+            f"{without_redis * 1000:.0f} ms while it was down, {just_back * 1000:.0f} ms just "
+            f"after it came back, {settled * 1000:.0f} ms 2 s later"
+        )
         outcomes = [
             await asyncio.wait_for(client.runs.join(r["thread_id"], r["run_id"]), 60) for r in runs
         ]
@@ -298,7 +317,9 @@ async def test_sigterm_hands_unfinished_runs_to_another_worker(tmp_path: Path) -
         leaving.process.terminate()
         leaving.process.wait(timeout=30)
         # It stopped within its grace period (plus the hand-back), not after its runs.
-        assert time.monotonic() - stopped_at < 5 + 3
+        took = time.monotonic() - stopped_at
+        print(f"\nworker with 3 runs stopped {took:.2f} s after SIGTERM (grace 5 s)")
+        assert took < 5 + 3
         assert "3 runs handed back" in leaving.log.read_text()
         cluster.add_worker().wait_ready()
         for run in runs:
