@@ -219,6 +219,10 @@ class Nodes:
             history = list(state.get("messages") or [])[-HISTORY_MESSAGES:]
             request = [SystemMessage(prompts.GENERAL_PROMPT.format(**state)), *history]
         reply = self.model(runtime).invoke(request, config)
+        # Said by the graph, not left to the model: which tool's answer this is not.
+        note = recovery.fallback_note(state.get("past_steps") or []) if results else None
+        if note is not None:
+            reply = reply.model_copy(update={"content": f"{reply.text}\n\n{note}"})
         return {"result": reply.text, "messages": [reply]}
 
     def error_handler(self, state: State) -> dict[str, Any]:

@@ -70,6 +70,21 @@ def describe(record: StepRecord) -> str:
     return f"{step['tool']}({shown!r}) failed ({record['output']})"
 
 
+def fallback_note(past_steps: Sequence[StepRecord]) -> str | None:
+    """The sentence a reply ends with when a tool failed and the answer came from others, so
+    the person knows what it is not based on; None when nothing failed for good."""
+    answered_by = [r["step"]["tool"] for r in past_steps if r["status"] == "ok"]
+    lost = [
+        r
+        for r in past_steps
+        if r["status"] == "error" and r["step"]["tool"] not in answered_by and "input" in r["step"]
+    ]
+    if not answered_by or not lost:
+        return None
+    tools = ", ".join(dict.fromkeys(answered_by))
+    return f"Note: {describe(lost[0])}, so this answer is based on {tools} instead."
+
+
 @dataclass(frozen=True)
 class Failures:
     """This turn's failed calls and unreachable tools, read from the audit trail."""

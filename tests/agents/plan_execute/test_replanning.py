@@ -18,7 +18,7 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.state import CompiledStateGraph
 
-from graphs.plan_execute import build_graph
+from graphs.plan_execute import build_graph, recovery
 from graphs.plan_execute.recovery import is_unreachable
 from graphs.plan_execute.tools import make_get_weather, make_web_search
 from graphs.plan_execute.weather import WeatherService
@@ -78,7 +78,12 @@ def test_an_unreachable_tool_proposed_again_falls_back_to_web_search(
     assert "8 degrees" in recovered["output"]
     assert turn.state["replan_count"] == 1
     assert turn.state["error"] is None
-    assert turn.state["result"] == "About 8 °C in Seoul."
+    # The reply says what it is not based on, whatever the model wrote.
+    assert turn.state["result"] == (
+        f"About 8 °C in Seoul.\n\nNote: {recovery.describe(failed)}, so this answer is based "
+        "on web_search instead."
+    )
+    assert turn.state["messages"][-1].text == turn.state["result"]
     # The re-planner was no longer offered the unreachable tool, and was told what failed.
     replan_system, replan_request = turn.calls.prompts[2]
     assert "- web_search(query):" in replan_system.text
@@ -112,7 +117,8 @@ def test_a_dns_failure_of_the_default_tools_falls_back_to_web_search(
     tools_run = [(r["step"]["tool"], r["status"]) for r in turn.state["past_steps"]]
     assert tools_run == [("get_weather", "error"), ("web_search", "ok")]
     assert "Name or service not known" in turn.state["past_steps"][0]["output"]
-    assert turn.state["result"] == "About 8 °C in Seoul."
+    assert turn.state["result"].startswith("About 8 °C in Seoul.\n\nNote: get_weather('Seoul')")
+    assert turn.state["result"].endswith("so this answer is based on web_search instead.")
 
 
 def test_a_failed_call_proposed_again_falls_back_but_another_input_is_tried(
