@@ -39,6 +39,30 @@ class Completion:
     timings: Mapping[str, float] = field(default_factory=dict)
 
 
+def model_threads() -> int:
+    """Threads a model computes with: `$OLG_MODEL_THREADS`, else one core fewer than the
+    machine has (at least 1, at most 4).
+
+    llama.cpp's threads meet at a barrier after every layer, so one thread that loses its
+    core stalls the others: on 2 cores with other work running (the server's own event loop,
+    another process), a SmolLM2 call took 25-60 s with 2 threads and 5-11 s with 1. Alone on
+    an idle machine 2 threads were 20 % faster (3.4-3.8 s against 4.3-4.5 s), which is not
+    worth the risk of a 5x slowdown (docs/models.md).
+    """
+    configured = os.environ.get("OLG_MODEL_THREADS", "").strip()
+    if configured:
+        try:
+            threads = int(configured)
+        except ValueError:
+            raise ModelUnavailableError(
+                f"OLG_MODEL_THREADS={configured!r} is not a whole number of threads"
+            ) from None
+        if threads < 1:
+            raise ModelUnavailableError("OLG_MODEL_THREADS must be 1 or more")
+        return threads
+    return max(1, min((os.cpu_count() or 1) - 1, 4))
+
+
 class LlamaRunner:
     """A loaded GGUF model answering OpenAI-style chat requests, one at a time."""
 
@@ -53,7 +77,7 @@ class LlamaRunner:
         params.model.path = str(model_path)
         params.n_ctx = n_ctx
         params.n_parallel = 1  # one slot: calls are serialised anyway
-        params.cpuparams.n_threads = n_threads or min(os.cpu_count() or 1, 4)
+        params.cpuparams.n_threads = n_threads or model_threads()
         params.cpuparams_batch.n_threads = params.cpuparams.n_threads
         params.use_jinja = True  # apply the chat template stored in the GGUF
         params.verbosity = -1  # llama.cpp logs every request otherwise
