@@ -476,3 +476,15 @@ def test_written_secrets_stay_out_of_git_and_the_image() -> None:
         written = f"deploy/kubernetes/overlays/{overlay}/secrets.env"
         ignored = subprocess.run(["git", "check-ignore", "-q", written], cwd=ROOT, check=False)
         assert ignored.returncode == 0, f"{written} is not ignored by git"
+
+
+@needs_kubectl
+def test_the_docs_quote_the_manifests() -> None:
+    docs = (ROOT / "docs" / "deploy.md").read_text()
+    section = docs[docs.index("## Kubernetes") : docs.index("## Settings")]
+    [scaled] = of_kind(rendered("production"), "ScaledObject")
+    assert scaled["spec"]["triggers"][0]["metadata"]["query"] in section
+    shutdown = section[section.index("### Shutdown") : section.index("### Resources")]
+    for overlay in OVERLAYS:
+        for workload in of_kind(rendered(overlay), "Deployment"):
+            assert f"| {pod_spec(workload)['terminationGracePeriodSeconds']} s |" in shutdown
