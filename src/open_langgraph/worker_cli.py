@@ -232,11 +232,15 @@ def _metrics_server(args: argparse.Namespace, config: AppConfig) -> MetricsServe
         return None
     from open_langgraph.auth.loading import load_auth
     from open_langgraph.observability.metrics_server import MetricsServer, listen, metrics_app
+    from open_langgraph.readiness import Readiness
 
     auth = load_auth(config)
     sock = listen(args.metrics_host, args.metrics_port)
-    app = metrics_app(config, args.metrics_host, auth)
-    return MetricsServer(app, sock, args.log_level, json_logs=args.log_format == "json")
+    readiness = Readiness()
+    app = metrics_app(config, args.metrics_host, auth, readiness)
+    return MetricsServer(
+        app, sock, args.log_level, json_logs=args.log_format == "json", readiness=readiness
+    )
 
 
 async def _work(
@@ -274,6 +278,10 @@ async def _work(
         open_bus(settings, database_url) as bus,
     ):
         graphs.bind(storage.checkpointer, storage.store)
+        if metrics_server is not None:
+            from open_langgraph.readiness import Readiness
+
+            metrics_server.readiness.use(Readiness.of(storage, bus))
         async with (
             running_worker(
                 storage,

@@ -1401,7 +1401,7 @@ async def test_protected_routes_refuse_a_request_without_a_valid_key(
 
 
 async def test_open_routes_need_no_key(world: World):
-    for path in ("/ok", "/openapi.json", "/docs"):
+    for path in ("/ok", "/ok?check_db=1", "/openapi.json", "/docs"):
         assert (await world.anon.get(path)).status_code == 200, path
 
 

@@ -85,7 +85,7 @@ async def test_the_worker_serves_the_metrics_of_its_runs(deployment: Deployment)
     assert value(api, "olg_model_tokens_total", **tokens, kind="output") == 0
 
 
-async def test_the_worker_port_honours_auth_and_serves_only_metrics(
+async def test_the_worker_port_honours_auth_and_serves_metrics_and_probes(
     deployment: Deployment,
 ) -> None:
     async with httpx.AsyncClient(base_url=deployment.metrics_url) as http:
@@ -96,6 +96,10 @@ async def test_the_worker_port_honours_auth_and_serves_only_metrics(
         elsewhere = await http.get("/threads", headers=KEY)
         posted = await http.post("/metrics", headers=KEY)
         rebound = await http.get("/metrics", headers={**KEY, "host": "evil.example"})
+        # The probes' routes need no key (deploy/kubernetes): alive, and its PostgreSQL and
+        # Redis answer.
+        alive = await http.get("/ok")
+        ready = await http.get("/ok", params={"check_db": 1})
     assert anonymous.status_code == 401 and anonymous.json()["detail"]
     assert wrong_key.status_code == 401
     assert as_json.status_code == 200
@@ -105,6 +109,9 @@ async def test_the_worker_port_honours_auth_and_serves_only_metrics(
     assert posted.status_code == 405 and posted.json()["detail"]
     # A loopback bind answers loopback names only (DNS rebinding), as the API does.
     assert rebound.status_code == 403
+    assert alive.status_code == 200 and alive.json() == {"ok": True}
+    assert ready.status_code == 200, ready.text
+    assert ready.json()["services"] == {"database": "healthy", "redis": "healthy"}
 
 
 def _worker(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -5,7 +5,9 @@ tokens and model seconds, for a Prometheus to scrape when workers run apart from
 It shows what this process recorded (or, with `PROMETHEUS_MULTIPROC_DIR`, every process
 sharing that directory), without `olg_runs_in_flight`: the API counts that in the database,
 and two sources would be added up twice. The port honours the config's `auth.path` and the
-same `Host` / `Origin` checks as the API, and answers nothing but `/metrics`. It runs on the
+same `Host` / `Origin` checks as the API, and answers nothing but `/metrics` and, for a
+container's probes, `/ok` (open, as the API's: the worker's event loop answers) and
+`/ok?check_db=1` (its PostgreSQL and Redis answer too: readiness.py). It runs on the
 worker's event loop; a scrape costs the worker one exposition, a run nothing more than
 before.
 """
@@ -25,6 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from open_langgraph.observability import metrics
+from open_langgraph.readiness import Readiness
 from open_langgraph.server.responses import JSONResponse
 
 if TYPE_CHECKING:
@@ -52,16 +55,33 @@ async def _metrics(request: Request) -> Response:
     return Response(body, media_type=content_type)
 
 
+async def _ok(request: Request) -> Response:
+    check_db = request.query_params.get("check_db", "0")
+    if check_db not in ("0", "1"):
+        return JSONResponse({"detail": "check_db must be 0 or 1"}, status_code=422)
+    if check_db == "1":
+        readiness: Readiness = request.app.state.readiness
+        return await readiness.response()
+    return JSONResponse({"ok": True})
+
+
+_ONLY = "a worker serves only GET /metrics and GET /ok"
+
+
 async def _not_found(request: Request, exc: Exception) -> Response:
-    return JSONResponse({"detail": "a worker serves only GET /metrics"}, status_code=404)
+    return JSONResponse({"detail": _ONLY}, status_code=404)
 
 
 async def _not_allowed(request: Request, exc: Exception) -> Response:
-    return JSONResponse({"detail": "a worker serves only GET /metrics"}, status_code=405)
+    return JSONResponse({"detail": _ONLY}, status_code=405)
 
 
-def metrics_app(config: AppConfig, host: str, auth: Auth | None) -> ASGIApp:
-    """The ASGI app of the port: `/metrics`, behind the API's auth and request guard."""
+def metrics_app(
+    config: AppConfig, host: str, auth: Auth | None, readiness: Readiness | None = None
+) -> ASGIApp:
+    """The ASGI app of the port: `/metrics` behind the API's auth and request guard, and
+    `/ok` behind the guard only. `readiness` gets its checks once the worker's storage and
+    bus are open (`Readiness.use`); until then `/ok?check_db=1` answers 503."""
     from open_langgraph.server.security import (
         DEFAULT_CORS,
         HostPolicy,
@@ -69,10 +89,12 @@ def metrics_app(config: AppConfig, host: str, auth: Auth | None) -> ASGIApp:
         RequestGuard,
     )
 
-    app: ASGIApp = Starlette(
-        routes=[Route("/metrics", _metrics, methods=["GET"])],
+    starlette = Starlette(
+        routes=[Route("/metrics", _metrics, methods=["GET"]), Route("/ok", _ok, methods=["GET"])],
         exception_handlers={404: _not_found, 405: _not_allowed},
     )
+    starlette.state.readiness = readiness if readiness is not None else Readiness()
+    app: ASGIApp = starlette
     if auth is not None:
         from open_langgraph.server.auth import AuthMiddleware
 
@@ -102,7 +124,16 @@ class _NoSignals(uvicorn.Server):
 class MetricsServer:
     """uvicorn serving the app on a socket, as a task of the worker's event loop."""
 
-    def __init__(self, app: ASGIApp, sock: socket.socket, log_level: str, json_logs: bool) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        sock: socket.socket,
+        log_level: str,
+        json_logs: bool,
+        readiness: Readiness | None = None,
+    ) -> None:
+        #: The checks of `/ok?check_db=1`, filled in by the worker (`Readiness.use`).
+        self.readiness = readiness if readiness is not None else Readiness()
         level = "warning" if log_level.lower() == "info" else log_level.lower()
         options: dict[str, Any] = {"log_config": None} if json_logs else {}
         self._server = _NoSignals(

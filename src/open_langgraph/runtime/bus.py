@@ -72,6 +72,10 @@ class EventBus(abc.ABC):
         """False while the bus is unreachable: readers then poll the database sooner."""
 
     @abc.abstractmethod
+    async def ping(self) -> None:
+        """One round trip to the bus; raises when it cannot be reached (readiness.py)."""
+
+    @abc.abstractmethod
     async def close(self) -> None: ...
 
 

@@ -45,6 +45,10 @@ class RedisBus(EventBus):
     def healthy(self) -> bool:
         return self._healthy
 
+    async def ping(self) -> None:
+        """`PING` on a connection of the publishing pool (the caller bounds the wait)."""
+        await self._client.ping()
+
     async def publish(self, channel: str, message: bytes) -> None:
         try:
             await self._client.publish(self._prefix + channel, message)

@@ -23,8 +23,10 @@ from open_langgraph.observability import runs as observed_runs
 from open_langgraph.observability.access_log import AccessLog
 from open_langgraph.observability.http import RequestMetrics
 from open_langgraph.observability.metrics import enabled as metrics_enabled
+from open_langgraph.readiness import Readiness
 from open_langgraph.redact import install_log_redaction
 from open_langgraph.runtime.broker import Broker
+from open_langgraph.runtime.bus import EventBus
 from open_langgraph.runtime.dispatch import LocalDispatcher, RunDispatcher
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunManager
@@ -214,11 +216,11 @@ def _add_request_guard(app: FastAPI, settings: ServerSettings) -> None:
 @contextlib.asynccontextmanager
 async def _dispatcher(
     settings: ServerSettings, storage: Storage, graphs: GraphRegistry, webhooks: WebhookSender
-) -> AsyncIterator[RunDispatcher]:
+) -> AsyncIterator[tuple[RunDispatcher, EventBus | None]]:
     """Queue mode with Redis settings (and a worker in this process unless `--workers`
-    started others), else runs executed in this process."""
+    started others), else runs executed in this process; with the bus of queue mode."""
     if settings.queue is None:
-        yield _local_dispatcher(settings, storage, graphs, webhooks)
+        yield _local_dispatcher(settings, storage, graphs, webhooks), None
         return
     from open_langgraph.runtime.queue_dispatch import QueueDispatcher
     from open_langgraph.runtime.queue_mode import open_bus, run_queue, running_worker
@@ -233,7 +235,7 @@ async def _dispatcher(
             poll_seconds=settings.queue.poll_seconds,
         )
         if not settings.worker_in_process:
-            yield dispatcher
+            yield dispatcher, bus
             return
         async with running_worker(
             storage,
@@ -244,7 +246,7 @@ async def _dispatcher(
             webhooks=webhooks,
             run_timeout_seconds=settings.config.limits.run_timeout_seconds,
         ):
-            yield dispatcher
+            yield dispatcher, bus
 
 
 def _local_dispatcher(
@@ -283,9 +285,11 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             app.state.storage = storage
             graphs.bind(storage.checkpointer, storage.store)
             webhooks = WebhookSender(settings.config.webhooks)
-            dispatcher = await stack.enter_async_context(
+            dispatcher, bus = await stack.enter_async_context(
                 _dispatcher(settings, storage, graphs, webhooks)
             )
+            # `GET /ok?check_db=1`: the database, and Redis in queue mode.
+            app.state.readiness = Readiness.of(storage, bus)
             authorizer = Authorizer(settings.auth)
             assistant_service = AssistantService(storage, graphs, authorizer)
             await assistant_service.ensure_system_assistants()

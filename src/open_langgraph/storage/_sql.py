@@ -119,6 +119,11 @@ class SqlBackend(abc.ABC):
     def atomic(self) -> AbstractAsyncContextManager[Statements]:
         """Statements in one transaction: committed together, or rolled back on an error."""
 
+    async def ping(self) -> None:
+        """One round trip to the database, on the connection statements use (PostgreSQL: a
+        pooled one, so an exhausted pool does not answer either); raises when it fails."""
+        await self.sql.one("SELECT 1")
+
     async def _record(self, shape: Shape, sql: str, params: Sequence[Any]) -> dict[str, Any] | None:
         """The record `sql` selects (its columns: `shape.select`), if any."""
         row = await self.sql.one(sql, params)

@@ -10,7 +10,7 @@ import abc
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore, IndexConfig, TTLConfig
@@ -115,6 +115,8 @@ class Storage(abc.ABC):
 
     checkpointer: BaseCheckpointSaver
     store: BaseStore
+    #: What messages call the database (`GET /ok?check_db=1` names it when it fails).
+    engine_name: ClassVar[str] = "the database"
 
     # -- lifecycle -------------------------------------------------------------------------
     @abc.abstractmethod
@@ -123,6 +125,11 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     async def close(self) -> None: ...
+
+    async def ping(self) -> None:
+        """Raise when the database does not answer now (readiness.py); the SQL backends ask
+        for `SELECT 1`."""
+        await self.count_runs_in_flight()
 
     # -- assistants ------------------------------------------------------------------------
     @abc.abstractmethod

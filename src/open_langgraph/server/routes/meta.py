@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import langgraph.version
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 
 from open_langgraph import __version__
+from open_langgraph.readiness import Readiness
 from open_langgraph.server.responses import JSONResponse
 
 #: `/ok`, served even with `http.disable_meta` (a load balancer's check keeps working).
@@ -16,8 +17,32 @@ health = APIRouter(tags=["meta"])
 router = APIRouter(tags=["meta"])
 
 
-@health.get("/ok")
-async def ok() -> JSONResponse:
+@health.get(
+    "/ok",
+    responses={
+        503: {
+            "description": "With `check_db=1`: the database or Redis did not answer",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        }
+    },
+)
+async def ok(
+    request: Request,
+    check_db: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=1,
+            description="1: answer 200 only if the database (and Redis in queue mode) "
+            "answer too, as a readiness probe; 0 (default): the process is alive",
+        ),
+    ] = 0,
+) -> JSONResponse:
+    """Liveness, or with `check_db=1` readiness (open_langgraph/readiness.py); open without
+    credentials, like LangGraph Platform's."""
+    if check_db:
+        readiness: Readiness = request.app.state.readiness
+        return await readiness.response()
     return JSONResponse({"ok": True})
 
 

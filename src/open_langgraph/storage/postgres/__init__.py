@@ -73,6 +73,7 @@ class PostgresStorage(
     """Storage in a PostgreSQL database named by a `postgresql://` URL."""
 
     checkpointer: PostgresCheckpointer
+    engine_name = "PostgreSQL"
 
     def __init__(
         self,

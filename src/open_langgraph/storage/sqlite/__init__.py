@@ -116,6 +116,8 @@ class SqliteStorage(
 ):
     """Storage in one SQLite file, by default `./.olg/olg.db`."""
 
+    engine_name = "SQLite"
+
     @classmethod
     @contextlib.asynccontextmanager
     async def from_path(
