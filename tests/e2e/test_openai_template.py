@@ -45,17 +45,7 @@ def template_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
 
 async def test_a_run_calls_the_tool_and_answers(template_server: ServerProcess) -> None:
     before = _served_by_v1(template_server)
-    async with sdk_client(template_server.url) as client:
-        thread = await client.threads.create()
-        result = await client.runs.wait(
-            thread["thread_id"],
-            "agent",
-            input={"messages": [{"role": "user", "content": "What is the weather in Paris?"}]},
-        )
-        runs = await client.runs.list(thread["thread_id"])
-    assert runs[0]["status"] == "success", result
-    messages = result["messages"]
-    assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"]
+    messages = await _weather_turn(template_server, "agent", "Paris")
     call = messages[1]["tool_calls"][0]
     assert call["name"] == "get_weather" and isinstance(call["args"]["city"], str)
     assert messages[2]["content"].startswith("It is sunny")
@@ -70,21 +60,25 @@ async def test_an_aliased_anthropic_model_runs_on_the_embedded_model(
     template_server: ServerProcess,
 ) -> None:
     before = _served_by_v1(template_server)
-    async with sdk_client(template_server.url) as client:
-        thread = await client.threads.create()
-        result = await client.runs.wait(
-            thread["thread_id"],
-            "claude_agent",
-            input={"messages": [{"role": "user", "content": "What is the weather in Oslo?"}]},
-        )
-        runs = await client.runs.list(thread["thread_id"])
-    assert runs[0]["status"] == "success", result
-    messages = result["messages"]
-    assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"]
+    messages = await _weather_turn(template_server, "claude_agent", "Oslo")
     assert messages[1]["tool_calls"][0]["name"] == "get_weather"
     assert messages[3]["response_metadata"]["model_name"] == "smollm2-135m"
     # In the server's own process, not through /v1: the alias replaced the model itself.
     assert _served_by_v1(template_server) == before
+
+
+async def _weather_turn(server: ServerProcess, graph: str, city: str) -> list[dict]:
+    """One question about `city` to `graph` on a new thread: the run succeeded, and its
+    messages have the shape question, tool call, tool result, answer."""
+    question = {"role": "user", "content": f"What is the weather in {city}?"}
+    async with sdk_client(server.url) as client:
+        thread = await client.threads.create()
+        result = await client.runs.wait(thread["thread_id"], graph, input={"messages": [question]})
+        runs = await client.runs.list(thread["thread_id"])
+    assert runs[0]["status"] == "success", result
+    messages = result["messages"]
+    assert [m["type"] for m in messages] == ["human", "ai", "tool", "ai"]
+    return messages
 
 
 def _served_by_v1(server: ServerProcess) -> float:
