@@ -72,3 +72,11 @@ def tree_usage(root: int) -> TreeUsage:
         ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))
         rss += int(fields[21]) * PAGE
     return TreeUsage(ticks / TICKS, rss)
+
+
+def own_usage(pid: int) -> TreeUsage:
+    """One process's own CPU (its reaped children excluded) and memory."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return TreeUsage(0.0, 0)
+    return TreeUsage((int(fields[11]) + int(fields[12])) / TICKS, int(fields[21]) * PAGE)

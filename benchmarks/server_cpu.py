@@ -41,7 +41,7 @@ from api_overhead import (
     progress,
     ref_server,
 )
-from proc_cpu import TreeUsage, tree_usage
+from proc_cpu import TreeUsage, own_usage, tree_usage
 
 MODES = ("ours-sqlite", "ours-postgres", "ours-queue", "ref")
 BASELINES = ("langgraph-memory", "langgraph-sqlite")
@@ -111,7 +111,7 @@ class Counted:
 
     def snapshot(self) -> dict[str, TreeUsage]:
         tree = tree_usage(self.api)
-        own = tree_usage_single(self.api)
+        own = own_usage(self.api)
         shot = {"api": own, "workers": TreeUsage(tree.cpu_seconds - own.cpu_seconds, 0)}
         shot["_tree"] = tree
         if self.postgres is not None:
@@ -119,16 +119,6 @@ class Counted:
         if self.redis is not None:
             shot["redis"] = tree_usage(self.redis)
         return shot
-
-
-def tree_usage_single(pid: int) -> TreeUsage:
-    """One process's own CPU (its reaped children excluded) and memory."""
-    from proc_cpu import PAGE, TICKS, _stat_fields
-
-    fields = _stat_fields(pid)
-    if fields is None:
-        return TreeUsage(0.0, 0)
-    return TreeUsage((int(fields[11]) + int(fields[12])) / TICKS, int(fields[21]) * PAGE)
 
 
 # -- the work -----------------------------------------------------------------------------------
