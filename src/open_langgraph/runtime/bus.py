@@ -23,6 +23,8 @@ from open_langgraph.storage.base import StoredEvent
 WAKE_CHANNEL = "wake"
 #: Workers listen here for cancellation requests of running runs.
 CANCEL_CHANNEL = "cancel"
+#: How often readers re-read the database while the bus is down: they hear of nothing else.
+DEGRADED_POLL_SECONDS = 0.25
 
 
 def thread_channel(thread_id: str) -> str:
@@ -136,3 +138,8 @@ def encode_cancel(run_id: str, action: str) -> bytes:
 def decode_cancel(raw: bytes) -> tuple[str, str]:
     body = orjson.loads(raw)
     return body["run_id"], body["action"]
+
+
+def poll_seconds(bus: EventBus, usual: float) -> float:
+    """How long a reader waits on the bus before re-reading the database."""
+    return usual if bus.healthy else min(usual, DEGRADED_POLL_SECONDS)

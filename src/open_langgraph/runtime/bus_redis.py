@@ -4,6 +4,12 @@ Channel names carry a prefix naming the database, so deployments (or test server
 one Redis never hear each other: Redis pub/sub ignores the numbered databases. When Redis
 is unreachable, publishing does nothing and subscriptions stay silent until it is back (see
 `runtime/bus.py` for why that loses nothing); the reader reconnects by itself.
+
+redis-py's default retry policy (ten retries, backoff up to a second each) suits a store, not
+a best-effort bus: each publish to a Redis that is down stalled the run publishing it for
+seconds, and after a restart every stale pooled connection paid a backoff. Here a command is
+retried once at once (a stale connection is replaced), and after a failure publishing pauses
+for `_RETRY_SECONDS` instead of waiting on a network that is not there.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import contextlib
 import logging
 
 import redis.asyncio as redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from open_langgraph.runtime.bus import EventBus, Subscription
 
@@ -20,17 +28,21 @@ logger = logging.getLogger(__name__)
 
 _KEEPALIVE = "_"  # one channel always subscribed, so the reader always has a connection
 _CONFIRM_TIMEOUT = 2.0
-_RETRY_SECONDS = 0.5
+_RETRY_SECONDS = 0.25
 
 
 class RedisBus(EventBus):
     def __init__(self, url: str, prefix: str) -> None:
-        self._client = redis.Redis.from_url(url, socket_connect_timeout=2.0)
+        self._client = redis.Redis.from_url(
+            url, socket_connect_timeout=2.0, retry=Retry(NoBackoff(), retries=1)
+        )
         self._prefix = prefix
         self._subscriptions: dict[str, set[Subscription]] = {}
         self._unconfirmed: dict[str, asyncio.Future[None]] = {}
         self._pubsub: redis.client.PubSub | None = None
-        self._healthy = False
+        self._reader_up = False
+        # Loop time of the last failed publish, while publishing is paused; None when fine.
+        self._publish_failed_at: float | None = None
         self._reported_down = False
         self._connected = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
@@ -43,20 +55,24 @@ class RedisBus(EventBus):
 
     @property
     def healthy(self) -> bool:
-        return self._healthy
+        return self._reader_up and self._publish_failed_at is None
 
     async def ping(self) -> None:
         """`PING` on a connection of the publishing pool (the caller bounds the wait)."""
         await self._client.ping()
 
     async def publish(self, channel: str, message: bytes) -> None:
+        if self._publishing_paused():
+            return
         try:
             await self._client.publish(self._prefix + channel, message)
         except (redis.RedisError, OSError) as exc:
-            self._down(exc)
+            self._publish_failed(exc)
+        else:
+            self._published()
 
     async def publish_many(self, messages: list[tuple[str, bytes]]) -> None:
-        if not messages:
+        if not messages or self._publishing_paused():
             return
         try:
             async with self._client.pipeline(transaction=False) as pipe:
@@ -64,7 +80,24 @@ class RedisBus(EventBus):
                     pipe.publish(self._prefix + channel, message)
                 await pipe.execute()
         except (redis.RedisError, OSError) as exc:
-            self._down(exc)
+            self._publish_failed(exc)
+        else:
+            self._published()
+
+    def _publishing_paused(self) -> bool:
+        failed_at = self._publish_failed_at
+        if failed_at is None:
+            return False
+        return asyncio.get_running_loop().time() - failed_at < _RETRY_SECONDS
+
+    def _publish_failed(self, exc: BaseException) -> None:
+        self._publish_failed_at = asyncio.get_running_loop().time()
+        self._down(exc)
+
+    def _published(self) -> None:
+        if self._publish_failed_at is not None:
+            self._publish_failed_at = None
+            self._up()
 
     async def subscribe(self, channel: str) -> Subscription:
         subscription = Subscription(channel)
@@ -119,6 +152,8 @@ class RedisBus(EventBus):
                     *(self._prefix + channel for channel in self._subscriptions),
                 )
                 self._pubsub = pubsub
+                self._reader_up = True
+                self._publish_failed_at = None  # Redis answers again: so will publishing
                 self._up()
                 while True:
                     # Blocking: a read with a timeout costs a timer per message, and a dead
@@ -131,6 +166,7 @@ class RedisBus(EventBus):
                     await pubsub.aclose()
                 raise
             except (redis.RedisError, OSError) as exc:
+                self._reader_up = False
                 self._down(exc)
                 self._pubsub = None
                 with contextlib.suppress(Exception):
@@ -153,14 +189,13 @@ class RedisBus(EventBus):
                 subscription.messages.put_nowait(data)  # type: ignore[arg-type]
 
     def _up(self) -> None:
-        self._healthy = True
-        self._connected.set()
-        if self._reported_down:
+        if self._reader_up:
+            self._connected.set()
+        if self._reported_down and self.healthy:
             logger.info("Redis is reachable again: cross-process wake-ups resume")
             self._reported_down = False
 
     def _down(self, exc: BaseException) -> None:
-        self._healthy = False
         for confirmed in self._unconfirmed.values():
             if not confirmed.done():
                 confirmed.set_result(None)

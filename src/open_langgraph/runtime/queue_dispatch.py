@@ -16,7 +16,7 @@ from typing import Any
 
 from open_langgraph.runtime import bus as messages
 from open_langgraph.runtime.broker import ThreadEvent, ThreadListener, run_start_event
-from open_langgraph.runtime.bus import EventBus, Subscription, ThreadMessage
+from open_langgraph.runtime.bus import EventBus, Subscription, ThreadMessage, poll_seconds
 from open_langgraph.runtime.dispatch import InFlightStatus, RunDispatcher
 from open_langgraph.runtime.manager import CancelAction, MultitaskStrategy, RunOutcome
 from open_langgraph.storage.base import (
@@ -24,8 +24,6 @@ from open_langgraph.storage.base import (
 )
 from open_langgraph.storage.base import Storage, StoredEvent, ThreadUpdate
 from open_langgraph.storage.postgres.queue import PostgresRunQueue
-
-_DEGRADED_POLL_SECONDS = 0.25
 
 
 class QueueDispatcher(RunDispatcher):
@@ -49,7 +47,7 @@ class QueueDispatcher(RunDispatcher):
         self._background: set[asyncio.Task[None]] = set()
 
     def _poll_seconds(self) -> float:
-        return self._poll if self._bus.healthy else min(self._poll, _DEGRADED_POLL_SECONDS)
+        return poll_seconds(self._bus, self._poll)
 
     # -- runs ------------------------------------------------------------------------------
     async def start(

@@ -33,7 +33,7 @@ from typing import Any
 from open_langgraph.models.local.runner import LoadHook, set_before_load
 from open_langgraph.runtime import bus as messages
 from open_langgraph.runtime.broker import Broker, RunEventStream, ThreadEvent, run_start_event
-from open_langgraph.runtime.bus import EventBus
+from open_langgraph.runtime.bus import EventBus, poll_seconds
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunHandle, RunManager, RunOutcome
 from open_langgraph.runtime.settling import retrying
@@ -440,7 +440,9 @@ class QueueWorker:
                 asyncio.ensure_future(self.manager.on_settled.wait()),
             ]
             done, _ = await asyncio.wait(
-                waits, timeout=self._poll, return_when=asyncio.FIRST_COMPLETED
+                waits,
+                timeout=poll_seconds(self._bus, self._poll),
+                return_when=asyncio.FIRST_COMPLETED,
             )
             for waiting in waits:
                 waiting.cancel()
