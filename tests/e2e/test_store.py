@@ -241,6 +241,31 @@ async def _ranks_by_similarity(client: LangGraphClient) -> None:
     assert [item["key"] for item in hungry["items"]] == ["food"]
 
 
+async def test_semantic_search_with_the_local_model_finds_meaning_not_words(
+    tmp_path: Path,
+) -> None:
+    """`local:all-minilm-l6-v2`, the offline model: queries share no word with their match."""
+    index = {"embed": "local:all-minilm-l6-v2", "dims": 384, "fields": ["text"]}
+    config = write_config(tmp_path, graphs=STORE_GRAPHS, store={"index": index})
+    backend = None if SEMANTIC else SQLITE
+    with serving(tmp_path, config, backend=backend) as process:
+        async with sdk_client(process.url) as client:
+            corpus = {
+                "cat": "The cat is asleep on the sofa.",
+                "revenue": "Quarterly revenue grew by eight percent.",
+                "pool": "Restart the database after changing the connection pool size.",
+            }
+            for key, text in corpus.items():
+                await client.store.put_item(["notes"], key=key, value={"text": text})
+            for query, expected in [
+                ("a kitten napping on the couch", "cat"),
+                ("financial results of the company", "revenue"),
+                ("how many connections can PostgreSQL hold", "pool"),
+            ]:
+                found = await client.store.search_items(["notes"], query=query, limit=3)
+                assert found["items"][0]["key"] == expected, query
+
+
 # -- TTL ----------------------------------------------------------------------------------------
 async def test_items_expire_after_their_ttl(client: LangGraphClient):
     namespace = [_root()]

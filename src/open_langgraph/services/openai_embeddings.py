@@ -1,5 +1,5 @@
 """`/v1/embeddings` on the local embedding model (all-MiniLM-L6-v2, the `embeddings-local`
-extra, which pulls PyTorch and is therefore often absent: then a 503 names the extra).
+extra; without it a 503 names the extra).
 
 Accepted names: `all-minilm-l6-v2` (also `local:`/`local/`-prefixed), and OpenAI's
 `text-embedding-*`, so a project's `openai:text-embedding-3-small` store index reaches it.
@@ -21,7 +21,7 @@ from open_langgraph.models_config import local_name
 from open_langgraph.observability import metrics
 from open_langgraph.services.openai_models import OpenAIError
 from open_langgraph.services.openai_types import EmbeddingRequest
-from open_langgraph.store_embeddings import LOCAL_MODELS, LocalEmbeddings
+from open_langgraph.store_embeddings import LOCAL_MODELS, LocalEmbeddings, load_local_embeddings
 
 _METRICS = metrics.enabled()
 
@@ -57,10 +57,8 @@ class OpenAIEmbeddings:
     def _load(self, name: str) -> LocalEmbeddings:
         with self._load_lock:
             if name not in self._models:
-                module_name, _dims = LOCAL_MODELS[name]
                 try:
-                    module = __import__(module_name)
-                    self._models[name] = LocalEmbeddings(module.load_model(device="cpu"))
+                    self._models[name] = load_local_embeddings(name)
                 except ImportError as exc:
                     reason = needs_extra(f"the local embedding model {name}", "embeddings-local")
                     raise OpenAIError(
