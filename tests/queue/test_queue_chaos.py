@@ -1,6 +1,7 @@
 """Queue mode under failure: workers killed mid-run, an API process killed mid-stream, Redis
-restarted mid-load. Real processes throughout (tests/fixtures/queue_cluster.py), on a fresh
-PostgreSQL database and a Redis of the test's own.
+and PostgreSQL restarted mid-load (and one `olg serve` process on PostgreSQL through an
+outage). Real processes throughout (tests/fixtures/queue_cluster.py), on a fresh PostgreSQL
+database and a Redis of the test's own.
 
 Every run executes the `relay` graph (four legs, each journaling its start and end), so the
 journal tells which legs finished before a kill and which ran again.
@@ -16,6 +17,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +28,11 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.schema import StreamPart
 
+from open_langgraph.storage.postgres import POOL_WAIT_SECONDS
 from tests.fixtures.graphs import RELAY_LEGS
 from tests.fixtures.local_services import PostgresInstance
-from tests.fixtures.queue_cluster import QueueCluster, queue_cluster
+from tests.fixtures.queue_cluster import Member, QueueCluster, queue_cluster
+from tests.fixtures.server import free_port, write_config
 from tests.fixtures.streams import open_stream
 
 pytestmark = pytest.mark.timeout(300)
@@ -98,6 +102,21 @@ async def _timed_wait(client: LangGraphClient) -> float:
     result = await client.runs.wait(thread["thread_id"], "counter", input={"count": 0})
     assert result["count"] == 2, result
     return time.monotonic() - began
+
+
+@contextlib.contextmanager
+def _own_postgres() -> Iterator[PostgresInstance]:
+    """A PostgreSQL of the test's own, which it may stop and start."""
+    # Not under tmp_path: PostgreSQL runs as another account under root, and pytest keeps
+    # its temporary directories private.
+    postgres = PostgresInstance(Path(tempfile.mkdtemp(prefix="olg-test-postgres-")))
+    postgres.init()
+    postgres.start()
+    try:
+        yield postgres
+    finally:
+        postgres.stop()
+        shutil.rmtree(postgres.directory, ignore_errors=True)
 
 
 def _ids(parts: list[StreamPart]) -> list[int]:
@@ -339,67 +358,120 @@ async def test_runs_finish_when_postgresql_restarts_mid_load(tmp_path: Path) -> 
     503 with Retry-After, and afterwards every run sent finishes once, without restarting any
     process of ours."""
     journal = tmp_path / "journal.txt"
-    # Not under tmp_path: PostgreSQL runs as another account under root, and pytest keeps
-    # its temporary directories private.
-    postgres = PostgresInstance(Path(tempfile.mkdtemp(prefix="olg-test-postgres-")))
-    postgres.init()
-    postgres.start()
-    try:
-        with queue_cluster(tmp_path, apis=1, workers=2, database_url=postgres.url) as cluster:
-            client = get_client(url=cluster.apis[0].url)
-            threads = [await client.threads.create() for _ in range(8)]
+    with (
+        _own_postgres() as postgres,
+        queue_cluster(tmp_path, apis=1, workers=2, database_url=postgres.url) as cluster,
+    ):
+        client = get_client(url=cluster.apis[0].url)
+        threads = [await client.threads.create() for _ in range(8)]
+        runs = [
+            await client.runs.create(
+                t["thread_id"],
+                "relay",
+                input={"seconds": 0.3, "journal": str(journal)},
+                durability="sync",
+            )
+            for t in threads
+        ]
+        await _until(lambda: len(_journal(journal)) >= 4)
+        postgres.stop()
+        async with httpx.AsyncClient(base_url=cluster.apis[0].url, timeout=60) as http:
+            started = time.monotonic()
+            during = await http.get(f"/threads/{threads[0]['thread_id']}")
+            waited = time.monotonic() - started
+        await asyncio.sleep(2.0)
+        postgres.start()
+        assert during.status_code == 503, during.text
+        assert during.headers["retry-after"] and "storage unavailable" in during.json()["detail"]
+        assert waited < 15, f"the outage answer took {waited:.1f} s"
+        outcomes = [
+            await asyncio.wait_for(client.runs.join(r["thread_id"], r["run_id"]), 120) for r in runs
+        ]
+        assert all(o.get("legs") == list(RELAY_LEGS) for o in outcomes), outcomes
+        for run in runs:
+            stored = await client.runs.get(run["thread_id"], run["run_id"])
+            logs = "".join(
+                line
+                for member in cluster.workers
+                for line in member.log.read_text().splitlines(keepends=True)
+                if run["run_id"] in line
+            )
+            assert stored["status"] == "success", (stored, _journal(journal), logs)
+        listed = [await client.runs.list(t["thread_id"]) for t in threads]
+        assert sorted(r["run_id"] for page in listed for r in page) == sorted(
+            r["run_id"] for r in runs
+        )
+        # New work is accepted without a restart of the API or the workers.
+        after = await client.runs.wait(
+            threads[0]["thread_id"], "relay", input={"seconds": 0.0, "journal": str(journal)}
+        )
+        assert isinstance(after, dict) and after["legs"][-4:] == list(RELAY_LEGS)
+        # Not `_assert_finished_legs_ran_once`: a leg whose checkpoint write the outage cut
+        # may have let its successor start, and runs again on the next attempt, as it must.
+        # Runs the outage caught mid-way were handed back and resumed, not failed.
+        assert any(attempt >= 2 for *_, attempt, _ in _journal(journal))
+
+
+async def test_one_process_on_postgresql_resumes_the_runs_an_outage_cut_off(
+    tmp_path: Path,
+) -> None:
+    """`olg serve` alone on PostgreSQL (no queue): a run whose checkpoint write failed when the
+    database went away waits for it and resumes from its last checkpoint, instead of ending
+    `error`; nothing of ours restarts."""
+    journal = tmp_path / "journal.txt"
+    with _own_postgres() as postgres:
+        port = free_port()
+        argv = ["serve", "--host", "127.0.0.1", "--port", str(port)]
+        argv += ["--config", str(write_config(tmp_path)), "--database-url", postgres.url]
+        server = Member(argv, tmp_path / "server.log", port)
+        server.start()
+        try:
+            server.wait_ready()
+            client = get_client(url=server.url)
+            threads = [await client.threads.create() for _ in range(4)]
+            run_input = {"seconds": 0.3, "journal": str(journal)}
             runs = [
                 await client.runs.create(
-                    t["thread_id"],
-                    "relay",
-                    input={"seconds": 0.3, "journal": str(journal)},
-                    durability="sync",
+                    t["thread_id"], "relay", input=run_input, durability="sync"
                 )
                 for t in threads
             ]
-            await _until(lambda: len(_journal(journal)) >= 4)
+            await _until(lambda: len(_journal(journal)) >= 2)
+            # Longer than a checkpoint write waits for a connection (the pool's wait): the
+            # writes the outage catches fail, rather than landing once it is over.
             postgres.stop()
-            async with httpx.AsyncClient(base_url=cluster.apis[0].url, timeout=60) as http:
-                started = time.monotonic()
-                during = await http.get(f"/threads/{threads[0]['thread_id']}")
-                waited = time.monotonic() - started
-            await asyncio.sleep(2.0)
+            await asyncio.sleep(POOL_WAIT_SECONDS + 2)
             postgres.start()
-            assert during.status_code == 503, during.text
-            assert (
-                during.headers["retry-after"] and "storage unavailable" in during.json()["detail"]
-            )
-            assert waited < 15, f"the outage answer took {waited:.1f} s"
             outcomes = [
                 await asyncio.wait_for(client.runs.join(r["thread_id"], r["run_id"]), 120)
                 for r in runs
             ]
-            assert all(o.get("legs") == list(RELAY_LEGS) for o in outcomes), outcomes
+            statuses = [
+                (await client.runs.get(r["thread_id"], r["run_id"]))["status"] for r in runs
+            ]
+            # A resumed run streams a second start event (`metadata`, attempt 2); the legs it
+            # runs again, if any, journal attempt 2 (none when the outage cut its last write).
+            resumed = set()
             for run in runs:
-                stored = await client.runs.get(run["thread_id"], run["run_id"])
-                logs = "".join(
-                    line
-                    for member in cluster.workers
-                    for line in member.log.read_text().splitlines(keepends=True)
-                    if run["run_id"] in line
-                )
-                assert stored["status"] == "success", (stored, _journal(journal), logs)
+                for part in await _replay(client, run):
+                    if part.event == "metadata" and (part.data or {}).get("attempt", 1) >= 2:
+                        resumed.add(run["run_id"])
+            print(
+                f"\none process, PostgreSQL down {POOL_WAIT_SECONDS + 2:g} s: {len(runs)} runs "
+                f"sent, {statuses.count('success')} finished `success`, {len(resumed)} resumed"
+            )
+            log = server.log.read_text()
+            assert statuses == ["success"] * len(runs), log
+            assert all(o.get("legs") == list(RELAY_LEGS) for o in outcomes), outcomes
+            assert resumed, "no run was caught by the outage: the test proved nothing"
+            assert "waiting for it to resume the run" in log
+            # Each run listed once on its thread: none was created again.
             listed = [await client.runs.list(t["thread_id"]) for t in threads]
             assert sorted(r["run_id"] for page in listed for r in page) == sorted(
                 r["run_id"] for r in runs
             )
-            # New work is accepted without a restart of the API or the workers.
-            after = await client.runs.wait(
-                threads[0]["thread_id"], "relay", input={"seconds": 0.0, "journal": str(journal)}
-            )
-            assert isinstance(after, dict) and after["legs"][-4:] == list(RELAY_LEGS)
-            # Not `_assert_finished_legs_ran_once`: a leg whose checkpoint write the outage cut
-            # may have let its successor start, and runs again on the next attempt, as it must.
-            # Runs the outage caught mid-way were handed back and resumed, not failed.
-            assert any(attempt >= 2 for *_, attempt, _ in _journal(journal))
-    finally:
-        postgres.stop()
-        shutil.rmtree(postgres.directory, ignore_errors=True)
+        finally:
+            server.stop()
 
 
 async def test_a_graph_whose_own_database_fails_ends_error_after_max_attempts(

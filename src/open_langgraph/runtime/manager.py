@@ -23,6 +23,7 @@ from open_langgraph.observability import runs as observed
 from open_langgraph.runtime.broker import Broker, RunEventStream, run_start_event
 from open_langgraph.runtime.execution import stream_graph
 from open_langgraph.runtime.graphs import GraphRegistry
+from open_langgraph.runtime.outage import OUTAGE_ATTEMPTS, database_back, database_unavailable
 from open_langgraph.runtime.settling import retrying, storage_error
 from open_langgraph.runtime.state import interrupt_json, thread_update_from
 from open_langgraph.runtime.webhooks import WebhookSender
@@ -247,25 +248,31 @@ class RunManager:
                     await self._storage.set_run_status(handle.run_id, "running")
                 handle.started_at = utc_now()
                 observation.started()
-                attempt = handle.run.get("attempt") or 1
-                self._announce_start(handle, attempt)
-                kwargs = await self._run_kwargs(handle)
-                graph_id = kwargs["config"]["configurable"]["graph_id"]
-                user = stored_run_user(handle.run["kwargs"]["config"])
-                async with (
-                    timer,
-                    self._graphs.open(
-                        graph_id,
-                        kwargs["config"],
-                        access="threads.create_run",
-                        context=kwargs.get("context"),
-                        user=user,
-                    ) as graph,
-                ):
-                    final_values = await stream_graph(
-                        graph, observation.with_callbacks(kwargs), handle.stream
-                    )
-                    outcome, thread_update = await self._completed(graph, handle, final_values)
+                async with timer:
+                    while True:
+                        attempt = handle.run.get("attempt") or 1
+                        self._announce_start(handle, attempt)
+                        kwargs = await self._run_kwargs(handle)
+                        graph_id = kwargs["config"]["configurable"]["graph_id"]
+                        user = stored_run_user(handle.run["kwargs"]["config"])
+                        try:
+                            async with self._graphs.open(
+                                graph_id,
+                                kwargs["config"],
+                                access="threads.create_run",
+                                context=kwargs.get("context"),
+                                user=user,
+                            ) as graph:
+                                final_values = await stream_graph(
+                                    graph, observation.with_callbacks(kwargs), handle.stream
+                                )
+                                outcome, thread_update = await self._completed(
+                                    graph, handle, final_values
+                                )
+                            break
+                        except Exception as exc:
+                            if not await self._resume_after_outage(handle, exc):
+                                raise
         except TimeoutError as exc:
             if not timer.expired():
                 outcome, thread_update = self._failed(handle, exc)
@@ -280,6 +287,29 @@ class RunManager:
         except Exception as exc:
             outcome, thread_update = self._failed(handle, exc)
         await asyncio.shield(self._settle(handle, outcome, thread_update, graph=graph))
+
+    async def _resume_after_outage(self, handle: RunHandle, exc: Exception) -> bool:
+        """When PostgreSQL's outage cut the run off, wait for the database and take the next
+        attempt (it resumes from the run's last checkpoint, `_run_kwargs`); False when the
+        run must end with `exc` instead (runtime/outage.py)."""
+        attempt = handle.run.get("attempt") or 1
+        if (
+            self._closing
+            or handle.cancel_action is not None
+            or attempt >= OUTAGE_ATTEMPTS
+            or not database_unavailable(exc)
+        ):
+            return False
+        logger.warning(
+            "run %s: the database failed mid-run (%s: %s); waiting for it to resume the run",
+            handle.run_id,
+            type(exc).__name__,
+            exc,
+        )
+        if not await database_back(self._storage.ping):
+            return False
+        handle.run["attempt"] = attempt + 1
+        return True
 
     def _failed(self, handle: RunHandle, exc: Exception) -> tuple[RunOutcome, ThreadUpdate]:
         error = {"error": type(exc).__name__, "message": str(exc)}
@@ -405,13 +435,40 @@ class RunManager:
 
     async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
         """What the graph is called with: the stored kwargs, with the run's user as an
-        object (`.identity`), as on the Platform."""
+        object (`.identity`), as on the Platform. A later attempt (a lost worker, an outage)
+        resumes from the run's last checkpoint rather than starting over."""
         kwargs = handle.run["kwargs"]
-        user = stored_run_user(kwargs["config"])
-        if user is None:
+        config = kwargs["config"]
+        user = stored_run_user(config)
+        attempt = handle.run.get("attempt") or 1
+        if user is None and attempt <= 1:
             return kwargs
-        configurable = {**kwargs["config"]["configurable"], USER_KEY: user}
-        return {**kwargs, "config": {**kwargs["config"], "configurable": configurable}}
+        configurable = dict(config["configurable"])
+        if user is not None:
+            configurable[USER_KEY] = user
+        if attempt <= 1:
+            return {**kwargs, "config": {**config, "configurable": configurable}}
+        metadata = {**(config.get("metadata") or {}), "run_attempt": attempt}
+        if await self._checkpointed(handle):
+            # No input again, from the thread's newest checkpoint, which this run wrote:
+            # nodes that finished before the previous attempt ended are not run again.
+            for key in ("checkpoint_id", "checkpoint_map"):
+                configurable.pop(key, None)
+            kwargs = {**kwargs, "input": None, "command": None}
+            logger.info(
+                "run %s: attempt %d resumes from its last checkpoint", handle.run_id, attempt
+            )
+        return {**kwargs, "config": {**config, "metadata": metadata, "configurable": configurable}}
+
+    async def _checkpointed(self, handle: RunHandle) -> bool:
+        config = {"configurable": {"thread_id": handle.thread_id, "checkpoint_ns": ""}}
+        async for _ in self._storage.checkpointer.alist(
+            config,  # type: ignore[arg-type]
+            filter={"run_id": handle.run_id},
+            limit=1,
+        ):
+            return True
+        return False
 
     async def _store_outcome(
         self,

@@ -36,6 +36,7 @@ from open_langgraph.runtime.broker import Broker, RunEventStream, ThreadEvent, r
 from open_langgraph.runtime.bus import EventBus, poll_seconds
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import RunHandle, RunManager, RunOutcome
+from open_langgraph.runtime.outage import database_unavailable
 from open_langgraph.runtime.settling import retrying
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.storage.base import Storage, StoredEvent, ThreadUpdate
@@ -192,35 +193,6 @@ class QueueRunManager(RunManager):
         start = ThreadEvent(*run_start_event(handle.run_id, attempt), handle.run_id, 0)
         self._writer.push(relay, start, stored=True)
 
-    async def _run_kwargs(self, handle: RunHandle) -> dict[str, Any]:
-        kwargs = await super()._run_kwargs(handle)
-        attempt = handle.run.get("attempt") or 1
-        if attempt <= 1:
-            return kwargs
-        config = kwargs["config"]
-        metadata = {**(config.get("metadata") or {}), "run_attempt": attempt}
-        configurable = dict(config["configurable"])
-        if await self._checkpointed(handle):
-            # Resume: no input again, from the thread's newest checkpoint, which this run
-            # wrote; nodes that finished before the worker died are not run again.
-            for key in ("checkpoint_id", "checkpoint_map"):
-                configurable.pop(key, None)
-            kwargs = {**kwargs, "input": None, "command": None}
-            logger.info(
-                "run %s: attempt %d resumes from its last checkpoint", handle.run_id, attempt
-            )
-        return {**kwargs, "config": {**config, "metadata": metadata, "configurable": configurable}}
-
-    async def _checkpointed(self, handle: RunHandle) -> bool:
-        config = {"configurable": {"thread_id": handle.thread_id, "checkpoint_ns": ""}}
-        async for _ in self._storage.checkpointer.alist(
-            config,  # type: ignore[arg-type]
-            filter={"run_id": handle.run_id},
-            limit=1,
-        ):
-            return True
-        return False
-
     async def _store_outcome(
         self,
         handle: RunHandle,
@@ -258,6 +230,9 @@ class QueueRunManager(RunManager):
             if relay is not None:
                 relay.silenced = True
 
+    async def _resume_after_outage(self, handle: RunHandle, exc: Exception) -> bool:
+        return False  # handed back to the queue instead (`_failed`), for any worker to resume
+
     def _failed(self, handle: RunHandle, exc: Exception) -> tuple[RunOutcome, ThreadUpdate]:
         """A run that failed because PostgreSQL went away (a restart, a failover) is not the
         graph's fault: it goes back to the queue and resumes from its last checkpoint once
@@ -265,7 +240,7 @@ class QueueRunManager(RunManager):
         attempt = handle.run.get("attempt") or 1
         # Bounded as a lost worker's runs are: a graph whose own PostgreSQL connection keeps
         # failing ends `error` after `max_attempts` instead of going round for ever.
-        if not _database_unavailable(exc) or attempt >= self._max_attempts:
+        if not database_unavailable(exc) or attempt >= self._max_attempts:
             return super()._failed(handle, exc)
         logger.warning(
             "run %s: the database failed mid-run (%s: %s); it goes back to the queue",
@@ -557,16 +532,3 @@ class QueueWorker:
         if handle is None or handle.cancel_action is not None or handle.released is not None:
             return
         await self.manager.cancel(None, [run_id], action=action, wait=False)  # type: ignore[arg-type]
-
-
-def _database_unavailable(exc: BaseException) -> bool:
-    """Whether `exc` (or what caused it) says PostgreSQL could not be reached or dropped the
-    connection: `psycopg.OperationalError`, which the pool's `PoolTimeout` is too."""
-    import psycopg
-
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, psycopg.OperationalError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
