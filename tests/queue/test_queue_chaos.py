@@ -1,7 +1,7 @@
 """Queue mode under failure: workers killed mid-run, an API process killed mid-stream, Redis
 and PostgreSQL restarted mid-load (and one `olg serve` process on PostgreSQL through an
-outage). Real processes throughout (tests/fixtures/queue_cluster.py), on a fresh PostgreSQL
-database and a Redis of the test's own.
+outage). Real processes throughout (tests/fixtures/queue_cluster.py), on a fresh
+PostgreSQL database and a Redis of the test's own.
 
 Every run executes the `relay` graph (four legs, each journaling its start and end), so the
 journal tells which legs finished before a kill and which ran again.
@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import shutil
 import statistics
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,14 @@ from open_langgraph.storage.postgres import POOL_WAIT_SECONDS
 from tests.fixtures.graphs import RELAY_LEGS
 from tests.fixtures.local_services import PostgresInstance
 from tests.fixtures.queue_cluster import Member, QueueCluster, queue_cluster
+from tests.fixtures.relay_journal import (
+    JournalEntry,
+    legs_run_again,
+    read_journal,
+    resumed_at,
+    runs_held_by,
+)
+from tests.fixtures.relay_journal import until as _until
 from tests.fixtures.server import free_port, write_config
 from tests.fixtures.streams import open_stream
 
@@ -40,30 +46,8 @@ pytestmark = pytest.mark.timeout(300)
 LEG_SECONDS = 0.4
 
 
-def _journal(path: Path) -> list[tuple[str, str, str, int, float]]:
-    if not path.exists():
-        return []
-    entries = []
-    for line in path.read_text().splitlines():
-        run_id, leg, what, attempt, at = line.split()
-        entries.append((run_id, leg, what, int(attempt), float(at)))
-    return entries
-
-
 def _held_by(cluster: QueueCluster, worker_pid: int) -> int:
-    with psycopg.connect(cluster.database_url, autocommit=True) as db:
-        row = db.execute(
-            "SELECT count(*) FROM runs WHERE status = 'running' AND worker_id LIKE %s",
-            (f"%:{worker_pid}:%",),
-        ).fetchone()
-    return int(row[0]) if row else 0
-
-
-async def _until(condition: Any, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await asyncio.sleep(0.05)
+    return len(runs_held_by(cluster.database_url, worker_pid))
 
 
 async def _replay(client: LangGraphClient, run: dict[str, Any]) -> list[StreamPart]:
@@ -74,20 +58,9 @@ async def _replay(client: LangGraphClient, run: dict[str, Any]) -> list[StreamPa
     return parts
 
 
-def _assert_finished_legs_ran_once(
-    entries: list[tuple[str, str, str, int, float]], runs: list[dict[str, Any]]
-) -> None:
-    """A leg whose successor started had its checkpoint stored (runs use `durability=sync`):
-    no later attempt may run it again."""
-    starts: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for run_id, leg, what, attempt, _ in entries:
-        if what == "start":
-            starts[(run_id, leg)].append(attempt)
-    for run in runs:
-        for leg, successor in itertools.pairwise(RELAY_LEGS):
-            first_attempt_of_successor = min(starts[(run["run_id"], successor)])
-            again = [a for a in starts[(run["run_id"], leg)] if a > first_attempt_of_successor]
-            assert not again, f"{leg} of run {run['run_id']} ran again after finishing"
+def _assert_finished_legs_ran_once(entries: list[JournalEntry], runs: list[dict[str, Any]]) -> None:
+    again = legs_run_again(entries, [run["run_id"] for run in runs])
+    assert not again, f"legs ran again after finishing (run, leg): {again}"
 
 
 def _attempts(cluster: QueueCluster) -> list[int]:
@@ -155,7 +128,7 @@ async def test_runs_survive_a_worker_killed_mid_run(tmp_path: Path) -> None:
         assert victim.process is not None
         # Kill once the victim holds runs that have finished a leg, mid-way through others.
         await _until(lambda: _held_by(cluster, victim.process.pid) >= 2)  # type: ignore[union-attr]
-        await _until(lambda: sum(e[2] == "end" for e in _journal(journal)) >= 4)
+        await _until(lambda: sum(e[2] == "end" for e in read_journal(journal)) >= 4)
         held = _held_by(cluster, victim.process.pid)
         victim.kill_hard()
         killed_at = time.time()
@@ -174,11 +147,8 @@ async def test_runs_survive_a_worker_killed_mid_run(tmp_path: Path) -> None:
             assert state["values"]["legs"] == list(RELAY_LEGS) * 2
 
         # No leg that finished (its successor started) ran again; every leg ran to its end.
-        entries = sorted(_journal(journal), key=lambda e: e[4])
-        resumed: dict[str, float] = {}
-        for run_id, _, what, attempt, at in entries:
-            if what == "start" and attempt > 1:
-                resumed.setdefault(run_id, at)
+        entries = read_journal(journal)
+        resumed = resumed_at(entries)
         _assert_finished_legs_ran_once(entries, runs)
         ended = {(e[0], e[1]) for e in entries if e[2] == "end"}
         assert len(ended) == len(runs) * len(RELAY_LEGS)
@@ -226,15 +196,15 @@ async def test_a_worker_killed_after_a_model_load_is_replaced_within_ten_seconds
             durability="sync",
         )
         # Kill whichever worker holds the run once its load is over and a leg has started.
-        await _until(lambda: any(e[2] == "start" for e in _journal(journal)))
+        await _until(lambda: any(e[2] == "start" for e in read_journal(journal)))
         holder = next(w for w in cluster.workers if _held_by(cluster, w.process.pid))  # type: ignore[union-attr]
         holder.kill_hard()
         killed_at = time.time()
         await asyncio.wait_for(client.runs.join(thread["thread_id"], run["run_id"]), 120)
         stored = await client.runs.get(thread["thread_id"], run["run_id"])
         assert stored["status"] == "success", stored
-        resumed = [e[4] for e in _journal(journal) if e[2] == "start" and e[3] == 2]
-        assert resumed, _journal(journal)
+        resumed = [e[4] for e in read_journal(journal) if e[2] == "start" and e[3] == 2]
+        assert resumed, read_journal(journal)
         delay = resumed[0] - killed_at
         print(f"\ntake-over after kill -9 of a worker past a model load (lease 5 s): {delay:.2f} s")
         assert delay <= 10.0
@@ -281,7 +251,7 @@ async def test_runs_continue_when_redis_restarts_mid_load(tmp_path: Path) -> Non
             )
             for t in threads
         ]
-        await _until(lambda: len(_journal(journal)) >= 2)
+        await _until(lambda: len(read_journal(journal)) >= 2)
         with_redis = await _timed_wait(client)
         cluster.redis.kill()
         # At once: a worker may be in a 1 s wait it began while the bus was up.
@@ -348,8 +318,8 @@ async def test_sigterm_hands_unfinished_runs_to_another_worker(tmp_path: Path) -
         for run in runs:
             outcome = await asyncio.wait_for(client.runs.join(run["thread_id"], run["run_id"]), 60)
             assert outcome["legs"] == list(RELAY_LEGS)
-        _assert_finished_legs_ran_once(_journal(journal), runs)
-        attempts = {(e[0], e[3]) for e in _journal(journal)}
+        _assert_finished_legs_ran_once(read_journal(journal), runs)
+        attempts = {(e[0], e[3]) for e in read_journal(journal)}
         assert {run["run_id"] for run in runs} <= {run_id for run_id, a in attempts if a == 2}
 
 
@@ -373,7 +343,7 @@ async def test_runs_finish_when_postgresql_restarts_mid_load(tmp_path: Path) -> 
             )
             for t in threads
         ]
-        await _until(lambda: len(_journal(journal)) >= 4)
+        await _until(lambda: len(read_journal(journal)) >= 4)
         postgres.stop()
         async with httpx.AsyncClient(base_url=cluster.apis[0].url, timeout=60) as http:
             started = time.monotonic()
@@ -396,7 +366,7 @@ async def test_runs_finish_when_postgresql_restarts_mid_load(tmp_path: Path) -> 
                 for line in member.log.read_text().splitlines(keepends=True)
                 if run["run_id"] in line
             )
-            assert stored["status"] == "success", (stored, _journal(journal), logs)
+            assert stored["status"] == "success", (stored, read_journal(journal), logs)
         listed = [await client.runs.list(t["thread_id"]) for t in threads]
         assert sorted(r["run_id"] for page in listed for r in page) == sorted(
             r["run_id"] for r in runs
@@ -409,7 +379,7 @@ async def test_runs_finish_when_postgresql_restarts_mid_load(tmp_path: Path) -> 
         # Not `_assert_finished_legs_ran_once`: a leg whose checkpoint write the outage cut
         # may have let its successor start, and runs again on the next attempt, as it must.
         # Runs the outage caught mid-way were handed back and resumed, not failed.
-        assert any(attempt >= 2 for *_, attempt, _ in _journal(journal))
+        assert any(attempt >= 2 for *_, attempt, _ in read_journal(journal))
 
 
 async def test_one_process_on_postgresql_resumes_the_runs_an_outage_cut_off(
@@ -436,7 +406,7 @@ async def test_one_process_on_postgresql_resumes_the_runs_an_outage_cut_off(
                 )
                 for t in threads
             ]
-            await _until(lambda: len(_journal(journal)) >= 2)
+            await _until(lambda: len(read_journal(journal)) >= 2)
             # Longer than a checkpoint write waits for a connection (the pool's wait): the
             # writes the outage catches fail, rather than landing once it is over.
             postgres.stop()
