@@ -97,3 +97,5 @@ def test_under_a_mount_prefix_the_page_and_its_api_move_there(
         expect(page.get_by_role("log").locator(".msg.ai")).to_contain_text(
             "You said: under a prefix"
         )
+        # The Markdown renderer, a chunk of its own, loaded from under the prefix too.
+        expect(page.get_by_role("log").locator(".msg.ai .markdown p")).to_have_count(1)

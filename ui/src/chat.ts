@@ -46,7 +46,13 @@ export class ChatView {
   private assistantSelect = h("select", { id: "assistant-select" });
   private sidebarButton = h(
     "button",
-    { type: "button", class: "icon-button sidebar-toggle", "aria-controls": "chat-sidebar", "aria-expanded": "true" },
+    {
+      type: "button",
+      class: "icon-button sidebar-toggle",
+      "aria-controls": "chat-sidebar",
+      "aria-expanded": "true",
+      title: "Show or hide the threads",
+    },
     icon('<path d="M4 6h16M4 12h16M4 18h16"/>'),
     h("span", { class: "button-label" }, "Threads"),
   );
@@ -258,7 +264,10 @@ export class ChatView {
   }
 
   private async pickThread(threadId: string): Promise<void> {
-    if (!this.wide.matches) this.setSidebar(false);
+    if (!this.wide.matches) {
+      this.setSidebar(false);
+      this.sidebarButton.focus(); // the list is gone: the focus goes back to what opened it
+    }
     if (threadId !== this.threadId) await this.openThread(threadId);
   }
 
@@ -503,8 +512,9 @@ export class ChatView {
 
   /** A streamed message chunk: added to its message (by id), drawn as it grows. */
   private onChunk(chunk: Message): void {
-    const id = chunk.id ?? "";
-    const message = mergeChunk(this.chunks.get(id), chunk);
+    // A model that gives its chunks no id streams one message: they are joined under one key.
+    const id = chunk.id || "streamed-without-id";
+    const message = { ...mergeChunk(this.chunks.get(id), chunk), id };
     this.chunks.set(id, message);
     this.transcript.put(message);
     if (this.stick) this.toBottom();

@@ -4,7 +4,29 @@
 // result beside it. Streamed chunks grow the message they belong to in place.
 
 import { copyButton, h, pre } from "./dom";
-import { renderMarkdown } from "./markdown";
+
+// The Markdown renderer (marked, DOMPurify, highlight.js) is a chunk of its own, fetched as
+// the page starts: the first paint does not wait for it. Text drawn before it arrives is shown
+// plain, then rendered when it does.
+type Renderer = typeof import("./markdown");
+let renderer: Renderer | null = null;
+const waiting = new Set<HTMLElement>();
+const markdownSource = new WeakMap<HTMLElement, string>();
+void import("./markdown").then((module) => {
+  renderer = module;
+  for (const el of waiting) if (el.isConnected) drawMarkdown(el, markdownSource.get(el) ?? "");
+  waiting.clear();
+}, () => waiting.clear()); // not loaded (the server went away): the text stays plain
+
+function drawMarkdown(el: HTMLElement, text: string): void {
+  markdownSource.set(el, text);
+  if (renderer) {
+    renderer.renderMarkdown(el, text);
+  } else {
+    el.textContent = text;
+    waiting.add(el);
+  }
+}
 
 export interface ToolCall {
   name: string;
@@ -179,7 +201,7 @@ export class Transcript {
         textEl = h("div", { class: "text markdown" });
         part.prepend(textEl);
       }
-      renderMarkdown(textEl, text);
+      drawMarkdown(textEl, text);
     } else {
       textEl?.remove();
     }
