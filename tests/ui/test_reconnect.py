@@ -114,8 +114,8 @@ def test_a_page_reloaded_mid_run_follows_the_run_when_the_thread_is_opened(
 
     # A fresh page on a new thread (the address would reopen the thread by itself), then the
     # thread chosen in the sidebar.
+    page.goto("about:blank")
     page.goto(f"{served.url}/ui/#/chat?assistant=react_agent")
-    page.reload()
     expect(page.locator("#assistant-select option:checked")).to_have_text("react_agent")
     expect(log.locator(".msg")).to_have_count(0)
     page.evaluate(WATCH_ELEMENTS)
