@@ -21,6 +21,29 @@ def open_chat(page: Page, server: ServerProcess, assistant: str) -> None:
     expect(page.locator("#assistant-select option:checked")).to_have_text(assistant)
 
 
+def shown(markdown: str) -> str:
+    """The text the page shows for a reply in Markdown: inline `code` without its backticks
+    (the words are set in a <code> element instead)."""
+    return markdown.replace("`", "")
+
+
+def current_thread(page: Page) -> str:
+    """The id of the thread open in the chat (marked current in the sidebar)."""
+    item = page.locator(".thread-item[aria-current=true]")
+    expect(item).to_have_count(1)
+    thread_id = item.get_attribute("data-thread-id")
+    assert thread_id
+    return thread_id
+
+
+def open_thread(page: Page, thread_id: str) -> None:
+    """Open a thread from the chat's sidebar."""
+    page.locator(f'.thread-item[data-thread-id="{thread_id}"]').click()
+    expect(page.locator(".thread-item[aria-current=true]")).to_have_attribute(
+        "data-thread-id", thread_id
+    )
+
+
 def send(page: Page, text: str) -> None:
     page.get_by_label("Message", exact=True).fill(text)
     page.get_by_role("button", name="Send").click()

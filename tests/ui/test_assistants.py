@@ -45,3 +45,19 @@ def test_graph_is_drawn_and_the_schema_form_saves_a_new_version(
     assert saved["version"] == 2
     assert saved["context"]["max_search_results"] == 7
     assert saved["context"]["model"] == "local/smollm2-135m"
+
+
+def test_unset_settings_show_empty_fields_not_null(page: Page, served: ServerProcess) -> None:
+    """web_agent's `allowed_origins` (a list or null) and `chat_model` (any value) default to
+    null: their fields are empty, and saving leaves them out."""
+    page.goto(f"{served.url}/ui/#/assistants")
+    page.get_by_role("button", name="web_agent (web_agent) v", exact=False).click()
+    expect(page.get_by_role("heading", name="web_agent · web_agent")).to_be_visible()
+    form = page.get_by_role("form", name="New version")
+    expect(form.get_by_label("Allowed Origins")).to_have_value("")
+    expect(form.get_by_label("Chat Model")).to_have_value("")
+    values = form.locator("input, textarea, select").evaluate_all(
+        "els => els.map((el) => el.value)"
+    )
+    assert "null" not in values, values
+    assert "null" not in form.inner_text()

@@ -10,7 +10,7 @@ from playwright.sync_api import Page, Playwright, expect
 
 from tests.fixtures.server import ServerProcess
 from tests.ui.conftest import CHROMIUM
-from tests.ui.helpers import DONE, open_chat, send
+from tests.ui.helpers import DONE, current_thread, open_chat, open_thread, send
 
 pytestmark = pytest.mark.e2e
 
@@ -37,10 +37,15 @@ def test_chat_with_echo_agent_in_a_new_then_reopened_thread(
     send(page, "second turn")
     expect(log.locator(".msg.ai").nth(1)).to_contain_text("You said: second turn")
 
-    # The thread is listed; opened again from a fresh page it shows both turns from storage.
-    thread = page.get_by_label("Thread").input_value()
+    # A reload comes back to the thread (the address names it), drawn from storage.
+    thread = current_thread(page)
     page.reload()
-    page.get_by_label("Thread").select_option(thread)
+    expect(log.locator(".msg")).to_have_count(4)
+    assert current_thread(page) == thread
+    # The thread is listed; opened again from the sidebar it shows both turns.
+    page.get_by_role("button", name="New thread").click()
+    expect(log.locator(".msg")).to_have_count(0)
+    open_thread(page, thread)
     expect(log.locator(".msg")).to_have_count(4)
     expect(log.locator(".msg.human").first).to_contain_text("hello from the page")
 

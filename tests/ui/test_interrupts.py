@@ -9,7 +9,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send, serious_violations, tab_to
+from tests.ui.helpers import (
+    DONE,
+    INTERRUPTED,
+    current_thread,
+    open_chat,
+    send,
+    serious_violations,
+    shown,
+    tab_to,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -62,10 +71,12 @@ def test_rejecting_a_tool_call_tells_the_model_and_never_runs_it(
     form.get_by_label("Rejection message").fill("No arithmetic today.")
     form.get_by_role("button", name="Submit decision").click()
     log = page.get_by_role("log", name="Conversation")
-    expect(log.locator(".msg.ai .text").last).to_have_text(
-        "The calculator call failed: A person rejected the call to `calculator`: "
-        "No arithmetic today."
+    reply = log.locator(".msg.ai .text").last
+    expect(reply).to_have_text(
+        shown("The calculator call failed: A person rejected the call to `calculator`: ")
+        + "No arithmetic today."
     )
+    expect(reply.locator("code")).to_have_text("calculator")
     expect(page.get_by_role("status")).to_have_text(DONE)
     assert "42" not in log.inner_text()
 
@@ -91,7 +102,7 @@ def test_ending_the_review_then_asking_again(page: Page, served: ServerProcess) 
     form.get_by_role("button", name="End the review").click()
     expect(page.get_by_role("status")).to_have_text(DONE)
     expect(form).to_have_count(0)
-    thread_id = page.get_by_label("Thread").input_value()
+    thread_id = current_thread(page)
     assert httpx.get(f"{served.url}/threads/{thread_id}").json()["status"] == "idle"
     # The next turn goes on: the model is told the ended call never ran.
     send(page, "calculate 1 + 1")
@@ -178,7 +189,7 @@ def test_web_agent_clarify_and_plan_approval_are_answered_in_the_page(
     expect(page.get_by_role("status")).to_have_text(DONE)
     expect(form).to_have_count(0)
 
-    thread_id = page.get_by_label("Thread").input_value()
+    thread_id = current_thread(page)
     values = httpx.get(f"{served.url}/threads/{thread_id}/state").json()["values"]
     assert values["clarifications"] == [
         {

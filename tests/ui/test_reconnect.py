@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, open_chat, send
+from tests.ui.helpers import DONE, current_thread, open_chat, open_thread, send
 from tests.ui.proxy import CuttableProxy
 from tests.ui.scripted_agents import counting
 
@@ -82,7 +82,7 @@ def test_stream_survives_dropped_connections_without_losing_or_repeating_tokens(
     assert all(text == reply for n, text in shown if n > 0), shown
 
     # The SDK rejoined the run's stream after each cut, saying which event it saw last.
-    thread_id = page.get_by_label("Thread").input_value()
+    thread_id = current_thread(page)
     rejoins = [
         r
         for r in proxy.requests()
@@ -110,12 +110,16 @@ def test_a_page_reloaded_mid_run_follows_the_run_when_the_thread_is_opened(
     send(page, "count to 40")
     log = page.get_by_role("log", name="Conversation")
     expect(log.locator(".msg.ai .text")).to_contain_text("Counting: 1 2 3")
-    thread_id = page.get_by_label("Thread").input_value()
+    thread_id = current_thread(page)
 
-    page.reload()
+    # A fresh page on a new thread (the address would reopen the thread by itself), then the
+    # thread chosen in the sidebar.
+    page.goto("about:blank")
+    page.goto(f"{served.url}/ui/#/chat?assistant=react_agent")
     expect(page.locator("#assistant-select option:checked")).to_have_text("react_agent")
+    expect(log.locator(".msg")).to_have_count(0)
     page.evaluate(WATCH_ELEMENTS)
-    page.get_by_label("Thread").select_option(thread_id)
+    open_thread(page, thread_id)
     reply = counting(40)
     expect(page.get_by_role("status")).to_have_text("Status: Running")
     expect(log.locator(".msg.ai .text")).to_have_text(reply, timeout=20_000)

@@ -14,7 +14,15 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, INTERRUPTED, open_chat, send, serious_violations
+from tests.ui.helpers import (
+    DONE,
+    INTERRUPTED,
+    current_thread,
+    open_chat,
+    send,
+    serious_violations,
+    shown,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.parametrize("agent", ["hitl_batched", "hitl_per_call"])]
 
@@ -44,7 +52,7 @@ def _finished(page: Page, served: ServerProcess, reply: str) -> dict:
     expect(_last_reply(page)).to_have_text(reply)
     expect(page.get_by_role("status")).to_have_text(DONE)
     expect(page.get_by_role("form", name="Review the tool calls")).to_have_count(0)
-    thread_id = page.get_by_label("Thread").input_value()
+    thread_id = current_thread(page)
     state = httpx.get(f"{served.url}/threads/{thread_id}/state").json()
     assert (state["next"], state["interrupts"]) == ([], [])
     return state
@@ -96,7 +104,8 @@ def test_reject_tells_the_model_why(page: Page, served: ServerProcess, agent: st
     expect(form.get_by_role("radio", name="Reject")).to_be_checked()
     _submit(form)
     reason = "User rejected the tool call for `calculator` with reason: No arithmetic today."
-    state = _finished(page, served, f"The calculator call failed: {reason}")
+    state = _finished(page, served, shown(f"The calculator call failed: {reason}"))
+    expect(_last_reply(page).locator("code")).to_have_text("calculator")
     assert _tool_results(state) == [("calculator", reason, "error")]
 
 
@@ -122,7 +131,7 @@ def test_ending_the_review_runs_nothing_and_leaves_the_thread_idle(
     form.get_by_role("button", name="End the review").click()
     expect(page.get_by_role("status")).to_have_text(DONE)
     expect(form).to_have_count(0)
-    thread_id = page.get_by_label("Thread").input_value()
+    thread_id = current_thread(page)
     state = httpx.get(f"{served.url}/threads/{thread_id}/state").json()
     assert (state["next"], state["interrupts"]) == ([], [])
     assert _tool_results(state) == []
@@ -153,6 +162,7 @@ def test_each_call_offers_only_its_allowed_decisions(
     _submit(form)
     rejected = "User rejected the tool call for `delete_file` with id "
     expect(_last_reply(page)).to_contain_text(
-        f"The calculator says 42. The delete_file call failed: {rejected}"
+        shown(f"The calculator says 42. The delete_file call failed: {rejected}")
     )
+    expect(_last_reply(page).locator("code")).to_have_text("delete_file")
     expect(page.get_by_role("status")).to_have_text(DONE)

@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
 from tests.ui.conftest import ui_server
-from tests.ui.helpers import DONE, send
+from tests.ui.helpers import DONE, current_thread, send
 
 pytestmark = pytest.mark.e2e
 
@@ -73,7 +73,7 @@ def test_with_auth_the_page_asks_for_a_token_and_sends_it(
     expect(page.get_by_role("status")).to_have_text(DONE)
     expect(page.get_by_role("log").locator(".msg.ai")).to_contain_text("You said: with a token")
     # The thread is user-a's: user-b's key cannot read it.
-    thread_id = page.get_by_label("Thread").input_value()
+    thread_id = current_thread(page)
     for key, status in (("key-a", 200), ("key-b", 404)):
         got = httpx.get(f"{url}/threads/{thread_id}", headers={"x-api-key": key})
         assert got.status_code == status
@@ -97,3 +97,5 @@ def test_under_a_mount_prefix_the_page_and_its_api_move_there(
         expect(page.get_by_role("log").locator(".msg.ai")).to_contain_text(
             "You said: under a prefix"
         )
+        # The Markdown renderer, a chunk of its own, loaded from under the prefix too.
+        expect(page.get_by_role("log").locator(".msg.ai .markdown p")).to_have_count(1)

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, open_chat, send
+from tests.ui.helpers import DONE, current_thread, open_chat, send
 
 pytestmark = pytest.mark.e2e
 
@@ -21,7 +21,7 @@ def test_fork_from_an_earlier_checkpoint_adds_a_branch(page: Page, served: Serve
     send(page, "second")
     log = page.get_by_role("log", name="Conversation")
     expect(log.locator(".msg.ai").nth(1)).to_contain_text("You said: second")
-    thread_id = page.get_by_label("Thread").input_value()
+    thread_id = current_thread(page)
 
     page.get_by_role("link", name="Threads").click()
     search = page.get_by_role("search", name="Search threads")

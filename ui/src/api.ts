@@ -76,7 +76,15 @@ let pendingToken: Promise<void> | null = null;
 export function askToken(reason?: string): Promise<void> {
   if (pendingToken) return pendingToken;
   pendingToken = new Promise<void>((resolve) => {
-    const input = h("input", { type: "password", autocomplete: "off", required: true });
+    // Masked as it is typed; "Show" reveals it to check a pasted token.
+    const input = h("input", { type: "password", autocomplete: "off", spellcheck: "false", required: true });
+    const show = h("button", { type: "button", class: "secondary reveal", "aria-pressed": "false" }, "Show");
+    show.addEventListener("click", () => {
+      const reveal = input.type === "password";
+      input.type = reveal ? "text" : "password";
+      show.setAttribute("aria-pressed", String(reveal));
+      input.focus();
+    });
     const header = h(
       "select",
       {},
@@ -92,7 +100,7 @@ export function askToken(reason?: string): Promise<void> {
         { method: "dialog" },
         h("h2", { id: "token-title" }, "This server needs a token"),
         reason ? h("p", { class: "error", role: "alert" }, reason) : null,
-        field("Token", input),
+        h("div", { class: "token-row" }, field("Token", input), show),
         field("Send it as", header),
         h("div", { class: "actions" }, h("button", { type: "submit" }, "Save token")),
       ),

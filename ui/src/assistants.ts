@@ -28,13 +28,18 @@ export function schemaForm(schema: JsonSchema, current: Record<string, unknown>)
   const readers: [string, () => unknown][] = [];
   const fields = Object.entries(schema.properties ?? {}).map(([name, prop]) => {
     const kind = kindOf(prop);
-    const value = current[name] ?? prop.default;
+    // null (an unset optional setting) shows as an empty field, never as the word "null".
+    const value = current[name] ?? prop.default ?? undefined;
     let control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
     if (kind === "boolean") {
       control = h("input", { type: "checkbox", checked: value === true });
       readers.push([name, () => (control as HTMLInputElement).checked]);
     } else if (kind === "enum") {
-      control = h("select", {}, (prop.enum ?? []).map((v) => h("option", { value: JSON.stringify(v) }, String(v))));
+      control = h(
+        "select",
+        {},
+        (prop.enum ?? []).map((v) => h("option", { value: JSON.stringify(v) }, v === null ? "(none)" : String(v))),
+      );
       if (value !== undefined) control.value = JSON.stringify(value);
       readers.push([name, () => JSON.parse(control.value)]);
     } else if (kind === "integer" || kind === "number") {

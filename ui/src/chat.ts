@@ -1,16 +1,25 @@
-// Chat with any assistant: threads, streamed tokens (`messages-tuple`), tool calls folded,
-// run status, cancel, errors in the page, interrupts as forms, and reconnect with
-// Last-Event-ID when the connection drops mid-run.
+// Chat with any assistant, laid out as a chat app: the assistant's threads in a sidebar
+// (search, status kept current), the conversation filling the page with the composer fixed at
+// its bottom, replies streamed token by token (`messages-tuple`) and rendered as Markdown, tool
+// calls folded with their results in the assistant's turn, the run's status and the model's
+// load stages above the composer, cancel, errors in the page, interrupts as forms, and
+// reconnect with Last-Event-ID when the connection drops mid-run. The address keeps the
+// assistant and the thread (`#/chat?assistant=...&thread=...`), so a reload reopens both.
 
-import type { Assistant, Thread } from "@langchain/langgraph-sdk";
+import type { Assistant } from "@langchain/langgraph-sdk";
 import { call, client, errorText } from "./api";
-import { announce, errorBox, field, h, replace } from "./dom";
+import { announce, errorBox, h, replace } from "./dom";
 import { type Interrupt, interruptForms, pendingInterrupts } from "./interrupts";
-import { fillMessage, type Message, renderMessage } from "./messages";
+import { type Message, mergeChunk, textOf, Transcript } from "./messages";
+import { type ThreadEntry, ThreadList } from "./threadlist";
 
 // `custom` carries the server's stage messages ("loading local/... "), shown beside the status.
 const STREAM_MODES = ["messages-tuple", "values", "updates", "custom"] as const;
 const RECONNECT_ATTEMPTS = 5;
+/** The assistant the chat opens on when the address names none. */
+const DEFAULT_GRAPH = "react_agent";
+/** Within this many pixels of the end, the conversation follows new text. */
+const STICK_PX = 48;
 
 interface StreamPart {
   event: string;
@@ -18,63 +27,157 @@ interface StreamPart {
   id?: string;
 }
 
+const icon = (path: string) => {
+  const span = h("span", { class: "icon-wrap", "aria-hidden": "true" });
+  span.innerHTML = `<svg class="icon" viewBox="0 0 24 24">${path}</svg>`;
+  return span;
+};
+
+/** The label of an assistant in the picker: its graph, and its name when that differs. */
+const assistantLabel = (a: Assistant) => (a.name === a.graph_id ? a.graph_id : `${a.name} (${a.graph_id})`);
+
+function hashParams(): URLSearchParams {
+  return new URLSearchParams(location.hash.split("?")[1] ?? "");
+}
+
 export class ChatView {
   readonly root = h("section", { class: "chat", "aria-labelledby": "chat-title" });
+  private sidebar = new ThreadList((id) => void this.pickThread(id));
   private assistantSelect = h("select", { id: "assistant-select" });
-  private threadSelect = h("select", { id: "thread-select" });
+  private sidebarButton = h(
+    "button",
+    {
+      type: "button",
+      class: "icon-button sidebar-toggle",
+      "aria-controls": "chat-sidebar",
+      "aria-expanded": "true",
+      title: "Show or hide the threads",
+    },
+    icon('<path d="M4 6h16M4 12h16M4 18h16"/>'),
+    h("span", { class: "button-label" }, "Threads"),
+  );
+  private newThreadButton = h(
+    "button",
+    { type: "button", class: "icon-button new-thread", "aria-label": "New thread", title: "New thread" },
+    icon('<path d="M12 5v14M5 12h14"/>'),
+    h("span", { class: "button-label", "aria-hidden": "true" }, "New thread"),
+  );
+  private transcriptBox = h("div", { class: "transcript" });
   private log = h("div", { class: "messages", role: "log", "aria-label": "Conversation" });
-  private status = h("p", { class: "status", role: "status" }, "Idle");
+  private transcript = new Transcript(this.log);
+  private jumpButton = h("button", { type: "button", class: "jump secondary", hidden: true }, "↓ Jump to latest");
+  private status = h("p", { class: "status", role: "status" }, "Status: Idle");
   private stage = h("p", { class: "stage", "aria-live": "polite" });
   private interruptBox = h("div", { class: "interrupts" });
-  private errors = h("div", {});
-  private input = h("textarea", { id: "chat-input", rows: "3", placeholder: "Message" });
-  private sendButton = h("button", { type: "submit" }, "Send");
+  private errors = h("div", { class: "errors" });
+  private input = h("textarea", {
+    id: "chat-input",
+    rows: "1",
+    placeholder: "Message",
+    "aria-describedby": "chat-input-hint",
+  });
+  private sendButton = h("button", { type: "submit", class: "send" }, "Send");
   private cancelButton = h("button", { type: "button", class: "secondary", disabled: true }, "Cancel run");
+  private backdrop = h("div", { class: "backdrop", "aria-hidden": "true" });
+  private wide = window.matchMedia("(min-width: 48rem)");
   private assistants: Assistant[] = [];
+  private listedFor: string | null = null;
   private threadId: string | null = null;
   private runId: string | null = null;
   private lastEventId: string | undefined;
   private cancelled = false;
   private chunks = new Map<string, Message>();
+  /** Counts the threads opened: a stream or a redraw of an earlier one stops drawing. */
+  private generation = 0;
+  /** Counts thread-list loads: only the newest may draw. */
+  private listing = 0;
+  private stick = true;
 
   constructor() {
     const form = h(
       "form",
-      { class: "composer" },
-      field("Message", this.input, "Enter sends; Shift+Enter adds a line."),
-      h("div", { class: "actions" }, this.sendButton, this.cancelButton),
+      { class: "composer", "aria-label": "Send a message" },
+      h("label", { for: "chat-input", class: "visually-hidden" }, "Message"),
+      this.input,
+      h("div", { class: "composer-actions" }, this.cancelButton, this.sendButton),
     );
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       void this.send();
     });
     this.input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && !e.shiftKey) {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
         form.requestSubmit();
       }
     });
+    this.input.addEventListener("input", () => this.fitInput());
     this.cancelButton.addEventListener("click", () => void this.cancel());
-    this.assistantSelect.addEventListener("change", () => void this.loadThreads());
-    this.threadSelect.addEventListener("change", () => void this.openThread(this.threadSelect.value || null));
+    this.assistantSelect.addEventListener("change", () => void this.chooseAssistant());
+    this.newThreadButton.addEventListener("click", () => {
+      void this.openThread(null);
+      this.input.focus();
+    });
+    this.sidebarButton.addEventListener("click", () => this.setSidebar(!this.sidebarOpen()));
+    this.backdrop.addEventListener("click", () => this.setSidebar(false));
+    this.root.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && !this.wide.matches && this.sidebarOpen()) {
+        this.setSidebar(false);
+        this.sidebarButton.focus();
+      }
+    });
+    this.wide.addEventListener("change", () => this.setSidebar(this.wide.matches));
+    this.transcriptBox.addEventListener("scroll", () => {
+      const box = this.transcriptBox;
+      this.stick = box.scrollHeight - box.scrollTop - box.clientHeight < STICK_PX;
+      this.jumpButton.hidden = this.stick;
+    });
+    this.jumpButton.addEventListener("click", () => {
+      this.stick = true;
+      this.toBottom();
+      this.input.focus();
+    });
+    replace(this.transcriptBox, h("div", { class: "column" }, this.log, this.interruptBox, this.errors));
     replace(
       this.root,
-      h("h2", { id: "chat-title" }, "Chat"),
+      this.sidebar.root,
+      this.backdrop,
       h(
         "div",
-        { class: "pickers" },
-        field("Assistant", this.assistantSelect),
-        field("Thread", this.threadSelect),
+        { class: "chat-pane" },
+        h(
+          "div",
+          { class: "pane-head" },
+          this.sidebarButton,
+          h("h2", { id: "chat-title" }, "Chat"),
+          h(
+            "div",
+            { class: "assistant-pick" },
+            h("label", { for: "assistant-select" }, "Assistant"),
+            this.assistantSelect,
+          ),
+          this.newThreadButton,
+        ),
+        this.transcriptBox,
+        h(
+          "div",
+          { class: "bottom" },
+          this.jumpButton,
+          h(
+            "div",
+            { class: "column" },
+            h("div", { class: "run-line" }, this.status, this.stage),
+            form,
+            h("small", { id: "chat-input-hint", class: "hint" }, "Enter sends; Shift+Enter adds a line."),
+          ),
+        ),
       ),
-      this.errors,
-      this.log,
-      this.interruptBox,
-      this.status,
-      this.stage,
-      form,
     );
+    this.setSidebar(this.wide.matches);
   }
 
+  /** List the assistants and open the one (and the thread) the address names; else keep the
+  ones open, else the default assistant on a new thread. */
   async load(): Promise<void> {
     try {
       this.assistants = await call((c) => c.assistants.search({ limit: 100 }));
@@ -82,40 +185,41 @@ export class ChatView {
       this.showError(`Could not list assistants: ${errorText(err)}`);
       return;
     }
+    this.assistants.sort((a, b) => assistantLabel(a).localeCompare(assistantLabel(b)));
     const current = this.assistantSelect.value;
     replace(
       this.assistantSelect,
-      this.assistants.map((a) =>
-        h("option", { value: a.assistant_id }, a.name === a.graph_id ? a.graph_id : `${a.name} (${a.graph_id})`),
-      ),
+      this.assistants.map((a) => h("option", { value: a.assistant_id }, assistantLabel(a))),
     );
-    const wanted = new URLSearchParams(location.hash.split("?")[1] ?? "").get("assistant");
+    const params = hashParams();
+    const wanted = params.get("assistant");
     // `?assistant=` names an assistant by id or name, else by graph (its first assistant).
+    const byName = (name: string | null) =>
+      this.assistants.find((a) => a.assistant_id === name || a.name === name) ??
+      this.assistants.find((a) => a.graph_id === name);
     const pick =
-      this.assistants.find((a) => a.assistant_id === wanted || a.name === wanted) ??
-      this.assistants.find((a) => a.graph_id === wanted);
-    if (pick) this.assistantSelect.value = pick.assistant_id;
-    else if (current) this.assistantSelect.value = current;
-    await this.loadThreads();
+      byName(wanted) ??
+      this.assistants.find((a) => a.assistant_id === current) ??
+      byName(DEFAULT_GRAPH) ??
+      this.assistants[0];
+    if (!pick) {
+      this.showError("The server has no assistants to chat with.");
+      return;
+    }
+    this.assistantSelect.value = pick.assistant_id;
+    this.log.dataset.empty = `Send a message to start a thread with ${assistantLabel(pick)}.`;
+    const thread = params.get("thread") ?? (pick.assistant_id === current ? this.threadId : null);
+    // Coming back to the chat on the thread already open leaves it (and any run it follows) be.
+    if (thread !== this.threadId || this.generation === 0) await this.openThread(thread);
+    else {
+      this.syncAddress();
+      await this.loadThreadList();
+    }
   }
 
-  private async loadThreads(): Promise<void> {
+  private async chooseAssistant(): Promise<void> {
     const assistant = this.assistant();
-    let threads: Thread[] = [];
-    if (assistant) {
-      try {
-        threads = await call((c) =>
-          c.threads.search({ metadata: { graph_id: assistant.graph_id }, limit: 20, sortBy: "updated_at", sortOrder: "desc" }),
-        );
-      } catch (err) {
-        this.showError(`Could not list threads: ${errorText(err)}`);
-      }
-    }
-    replace(
-      this.threadSelect,
-      h("option", { value: "" }, "New thread"),
-      threads.map((t) => h("option", { value: t.thread_id }, `${t.thread_id.slice(0, 8)} · ${t.status}`)),
-    );
+    if (assistant) this.log.dataset.empty = `Send a message to start a thread with ${assistantLabel(assistant)}.`;
     await this.openThread(null);
   }
 
@@ -123,21 +227,97 @@ export class ChatView {
     return this.assistants.find((a) => a.assistant_id === this.assistantSelect.value);
   }
 
+  /** The sidebar's threads: those of the chosen assistant's graph, newest first, each named
+  by its first message (`extract`, so no thread's whole state is loaded). */
+  private async loadThreadList(): Promise<void> {
+    const assistant = this.assistant();
+    if (!assistant) return;
+    const ticket = ++this.listing;
+    try {
+      const threads = await call((c) =>
+        c.threads.search({
+          metadata: { graph_id: assistant.graph_id },
+          limit: 50,
+          sortBy: "updated_at",
+          sortOrder: "desc",
+          select: ["thread_id", "status", "updated_at"],
+          extract: { first: "values.messages[0].content" },
+        }),
+      );
+      if (ticket !== this.listing) return;
+      if (this.listedFor !== assistant.assistant_id) this.sidebar.set([]);
+      this.listedFor = assistant.assistant_id;
+      this.sidebar.set(
+        threads.map((t) => {
+          const first = textOf((t as { extracted?: { first?: unknown } }).extracted?.first).trim();
+          return {
+            id: t.thread_id,
+            status: t.status,
+            updatedAt: t.updated_at,
+            label: first ? first.slice(0, 120) : `Thread ${t.thread_id.slice(0, 8)}`,
+          } satisfies ThreadEntry;
+        }),
+      );
+    } catch (err) {
+      this.showError(`Could not list threads: ${errorText(err)}`);
+    }
+  }
+
+  private async pickThread(threadId: string): Promise<void> {
+    if (!this.wide.matches) {
+      this.setSidebar(false);
+      this.sidebarButton.focus(); // the list is gone: the focus goes back to what opened it
+    }
+    if (threadId !== this.threadId) await this.openThread(threadId);
+  }
+
   /** Show a thread's messages and any interrupt it waits on; null starts a new thread. */
   async openThread(threadId: string | null): Promise<void> {
+    const generation = ++this.generation;
     this.threadId = threadId;
+    this.runId = null;
     this.chunks.clear();
-    replace(this.log);
+    this.transcript.clear();
     replace(this.interruptBox);
     replace(this.errors);
+    this.busy(false);
     this.setStatus("Idle");
-    if (threadId && (await this.refresh()) === "busy") await this.follow(threadId);
+    this.sidebar.select(threadId);
+    this.syncAddress();
+    this.stick = true;
+    // The list is read again whenever the thread changes (refresh reads it for an open one),
+    // so no thread keeps a status that is over.
+    if (!threadId) await this.loadThreadList();
+    else if ((await this.refresh(generation)) === "busy") await this.follow(threadId, generation);
+  }
+
+  /** The address names the assistant and the thread open, so a reload comes back to them.
+  (replaceState: no hashchange, so the view is not loaded again.) */
+  private syncAddress(): void {
+    const assistant = this.assistant();
+    if (!assistant) return;
+    const unique = this.assistants.filter((a) => a.name === assistant.name).length === 1;
+    const params = new URLSearchParams({ assistant: unique ? assistant.name : assistant.assistant_id });
+    if (this.threadId) params.set("thread", this.threadId);
+    history.replaceState(history.state, "", `#/chat?${params}`);
+  }
+
+  private sidebarOpen(): boolean {
+    return this.root.dataset.sidebar === "open";
+  }
+
+  /** Show or hide the threads: beside the conversation when the page is wide, over it on a
+  phone (where choosing a thread, the backdrop or Escape closes it). */
+  private setSidebar(open: boolean): void {
+    this.root.dataset.sidebar = open ? "open" : "closed";
+    this.sidebarButton.setAttribute("aria-expanded", String(open));
+    if (open && !this.wide.matches) this.sidebar.focus();
   }
 
   /** A thread opened while a run works on it (a page reloaded mid-run, another tab's run):
   join that run's stream from its first event (`Last-Event-ID: -1`), so the reply being
   written appears whole and grows to its end. */
-  private async follow(threadId: string): Promise<void> {
+  private async follow(threadId: string, generation: number): Promise<void> {
     let active;
     try {
       const runs = await call((c) => c.runs.list(threadId, { limit: 10 }));
@@ -146,7 +326,7 @@ export class ChatView {
       this.showError(`Could not list the thread's runs: ${errorText(err)}`);
       return;
     }
-    if (!active || this.threadId !== threadId) return;
+    if (!active || generation !== this.generation) return;
     this.runId = active.run_id;
     this.lastEventId = "-1";
     this.cancelled = false;
@@ -155,18 +335,20 @@ export class ChatView {
     try {
       await this.consume(
         client().runs.joinStream(threadId, active.run_id, { lastEventId: "-1", streamMode: [...STREAM_MODES] }),
+        generation,
       );
     } catch (err) {
-      await this.recover(err);
-    } finally {
-      this.busy(false);
+      await this.recover(err, generation);
     }
-    await this.refresh();
+    if (generation !== this.generation) return;
+    this.busy(false);
+    await this.refresh(generation);
   }
 
-  /** Redraw from the thread's stored state: the authoritative messages and interrupts.
-  Gives the thread's status (undefined when it could not be read). */
-  private async refresh(): Promise<string | undefined> {
+  /** Redraw from the thread's stored state: the authoritative messages and interrupts; the
+  sidebar gets the thread's status, and the list is read again. Gives the thread's status
+  (undefined when it could not be read, or another thread was opened meanwhile). */
+  private async refresh(generation: number): Promise<string | undefined> {
     if (!this.threadId) return;
     const threadId = this.threadId;
     try {
@@ -174,16 +356,26 @@ export class ChatView {
         call((c) => c.threads.get(threadId)),
         call((c) => c.threads.getState(threadId)),
       ]);
+      this.sidebar.setStatus(threadId, thread.status);
+      if (generation !== this.generation) return undefined;
       const values = (state.values ?? {}) as { messages?: Message[] };
+      const keep = this.stick ? null : this.transcriptBox.scrollTop; // the person scrolled up to read
       this.chunks.clear();
-      replace(this.log, (values.messages ?? []).map(renderMessage));
-      this.log.scrollTop = this.log.scrollHeight;
-      this.showInterrupts(pendingInterrupts(state as never));
+      this.transcript.setMessages(values.messages ?? []);
+      const interrupts = pendingInterrupts(state as never);
+      this.showInterrupts(interrupts);
       const done = this.cancelled ? "Cancelled" : "Done";
       this.setStatus(thread.status === "idle" ? done : thread.status);
+      if (keep === null) this.toBottom();
+      else this.transcriptBox.scrollTop = keep;
+      // The focus was in a form the redraw removed (an answered review): back to the composer.
+      if (!interrupts.length && (document.activeElement === document.body || !document.activeElement)) {
+        this.input.focus();
+      }
+      void this.loadThreadList();
       return thread.status;
     } catch (err) {
-      this.showError(errorText(err));
+      if (generation === this.generation) this.showError(errorText(err));
       return undefined;
     }
   }
@@ -207,28 +399,40 @@ export class ChatView {
     const text = this.input.value.trim();
     if (!text) return;
     this.input.value = "";
-    this.log.append(renderMessage({ type: "human", content: text }));
-    await this.run({ input: { messages: [{ role: "user", content: text }] } });
+    this.fitInput();
+    this.transcript.addHuman(text);
+    this.stick = true;
+    this.toBottom();
+    await this.run({ input: { messages: [{ role: "user", content: text }] } }, text);
   }
 
   /** Start a run on the thread (created first if new) and stream it into the page. */
-  private async run(payload: { input?: unknown; command?: unknown }): Promise<void> {
+  private async run(payload: { input?: unknown; command?: unknown }, firstText?: string): Promise<void> {
     const assistant = this.assistant();
     if (!assistant) {
       this.showError("Choose an assistant first.");
       return;
     }
+    const generation = this.generation;
     replace(this.errors);
     replace(this.interruptBox);
     this.busy(true);
     try {
       if (!this.threadId) {
         const thread = await call((c) => c.threads.create({ metadata: { graph_id: assistant.graph_id } }));
+        if (generation !== this.generation) return;
         this.threadId = thread.thread_id;
-        this.threadSelect.options[0].after(h("option", { value: thread.thread_id }, `${thread.thread_id.slice(0, 8)} · new`));
-        this.threadSelect.value = thread.thread_id;
+        this.sidebar.add({
+          id: thread.thread_id,
+          status: "busy",
+          updatedAt: thread.created_at,
+          label: firstText?.slice(0, 120) || `Thread ${thread.thread_id.slice(0, 8)}`,
+        });
+        this.sidebar.select(thread.thread_id);
+        this.syncAddress();
       }
       const threadId = this.threadId;
+      this.sidebar.setStatus(threadId, "busy");
       this.runId = null;
       this.lastEventId = undefined;
       this.cancelled = false;
@@ -239,45 +443,51 @@ export class ChatView {
         streamResumable: true,
         onDisconnect: "continue",
         onRunCreated: ({ run_id }) => {
-          this.runId = run_id;
+          if (generation === this.generation) this.runId = run_id;
         },
       });
-      await this.consume(stream);
+      await this.consume(stream, generation);
     } catch (err) {
-      await this.recover(err);
-    } finally {
-      this.busy(false);
+      await this.recover(err, generation);
     }
-    await this.refresh();
+    if (generation !== this.generation) {
+      void this.loadThreadList(); // the run went on in a thread no longer open: its status
+      return;
+    }
+    this.busy(false);
+    await this.refresh(generation);
   }
 
   /** After a failed stream: rejoin the run from the last event seen, a few times. */
-  private async recover(err: unknown): Promise<void> {
+  private async recover(err: unknown, generation: number): Promise<void> {
     let lastError = err;
     for (let attempt = 1; this.runId && this.threadId && attempt <= RECONNECT_ATTEMPTS; attempt++) {
       if ((lastError as { status?: number })?.status) break; // the server answered: not a drop
+      if (generation !== this.generation) return;
       this.setStatus(`Connection lost; reconnecting (${attempt}/${RECONNECT_ATTEMPTS})`);
       await new Promise((r) => setTimeout(r, 500 * attempt));
+      if (generation !== this.generation) return;
       try {
         await this.consume(
           client().runs.joinStream(this.threadId, this.runId, {
             lastEventId: this.lastEventId,
             streamMode: [...STREAM_MODES],
           }),
+          generation,
         );
         return;
       } catch (again) {
         lastError = again;
       }
     }
+    if (generation !== this.generation) return;
     this.showError(errorText(lastError));
     this.setStatus("Error");
   }
 
-  private async consume(stream: AsyncIterable<StreamPart>): Promise<void> {
-    const threadId = this.threadId;
+  private async consume(stream: AsyncIterable<StreamPart>, generation: number): Promise<void> {
     for await (const part of stream) {
-      if (this.threadId !== threadId) return; // another thread was opened: stop drawing this one
+      if (generation !== this.generation) return; // another thread was opened: stop drawing this one
       if (part.id) this.lastEventId = part.id;
       const event = part.event.split("|")[0];
       if (event === "metadata") {
@@ -291,7 +501,7 @@ export class ChatView {
       } else if (event === "custom") {
         const data = part.data as { type?: string; stage?: string; message?: string };
         // A stage that is over (the model loaded) leaves nothing to wait for.
-        if (data?.type === "status") this.stage.textContent = data.stage === "model_loaded" ? "" : data.message ?? "";
+        if (data?.type === "status") this.stage.textContent = data.stage === "model_loaded" ? "" : (data.message ?? "");
       } else if (event === "error") {
         const data = part.data as { error?: string; message?: string };
         this.showError(`Run failed: ${data.message ?? data.error ?? JSON.stringify(data)}`);
@@ -300,28 +510,14 @@ export class ChatView {
     }
   }
 
-  /** A streamed message chunk: appended to its message (by id), drawn as it grows. */
+  /** A streamed message chunk: added to its message (by id), drawn as it grows. */
   private onChunk(chunk: Message): void {
-    const id = chunk.id ?? "";
-    const isChunk = chunk.type.endsWith("Chunk");
-    const previous = this.chunks.get(id);
-    let message: Message;
-    if (previous && isChunk) {
-      const text = (typeof previous.content === "string" ? previous.content : "") +
-        (typeof chunk.content === "string" ? chunk.content : "");
-      message = { ...previous, content: text, tool_calls: chunk.tool_calls?.length ? chunk.tool_calls : previous.tool_calls };
-    } else {
-      message = { ...chunk };
-    }
+    // A model that gives its chunks no id streams one message: they are joined under one key.
+    const id = chunk.id || "streamed-without-id";
+    const message = { ...mergeChunk(this.chunks.get(id), chunk), id };
     this.chunks.set(id, message);
-    let el = id ? this.log.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`) : null;
-    if (!el) {
-      el = renderMessage(message);
-      this.log.append(el);
-    } else {
-      fillMessage(el, message);
-    }
-    this.log.scrollTop = this.log.scrollHeight;
+    this.transcript.put(message);
+    if (this.stick) this.toBottom();
   }
 
   private async cancel(): Promise<void> {
@@ -336,9 +532,20 @@ export class ChatView {
     }
   }
 
+  private toBottom(): void {
+    this.transcriptBox.scrollTop = this.transcriptBox.scrollHeight;
+  }
+
+  /** The composer grows with what is typed, up to a third of the screen, then scrolls. */
+  private fitInput(): void {
+    this.input.style.height = "auto";
+    this.input.style.height = `${Math.min(this.input.scrollHeight + 2, Math.max(120, window.innerHeight / 3))}px`;
+  }
+
   private busy(on: boolean): void {
     this.sendButton.disabled = on;
     this.cancelButton.disabled = !on;
+    this.root.dataset.busy = String(on);
   }
 
   private setStatus(text: string): void {
@@ -349,5 +556,6 @@ export class ChatView {
 
   private showError(message: string): void {
     this.errors.append(errorBox(message));
+    if (this.stick) this.toBottom();
   }
 }

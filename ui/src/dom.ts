@@ -79,3 +79,54 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLD
 export function errorBox(message: string): HTMLDivElement {
   return h("div", { class: "error", role: "alert" }, message);
 }
+
+/** Put `text` on the clipboard: the Clipboard API where the page may use it (a secure
+ * origin), else a hidden textarea and `copy` (a server reached over plain HTTP by name). */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    /* refused: try the old way */
+  }
+  const area = h("textarea", { class: "visually-hidden", readonly: true, "aria-hidden": "true" });
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  let done = false;
+  try {
+    done = document.execCommand("copy");
+  } catch {
+    done = false;
+  }
+  area.remove();
+  return done;
+}
+
+const COPY_ICON =
+  '<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><rect x="9" y="9" width="11" height="11" rx="2"/><path d="M5 15V5a2 2 0 0 1 2-2h8"/></svg>';
+
+/** A button that copies what `text()` gives at the moment it is pressed, and says so. */
+export function copyButton(label: string, text: () => string, visibleText?: string): HTMLButtonElement {
+  const button = h("button", { type: "button", class: "copy", "aria-label": visibleText ? null : label, title: label });
+  button.innerHTML = COPY_ICON;
+  const caption = visibleText ? h("span", { class: "copy-text" }, visibleText) : null;
+  if (caption) button.append(caption);
+  button.addEventListener("click", () => {
+    void copyText(text()).then((ok) => {
+      const said = ok ? "Copied" : "Could not copy";
+      announce(said);
+      button.dataset.copied = String(ok);
+      if (caption) caption.textContent = said;
+      else button.title = said;
+      setTimeout(() => {
+        delete button.dataset.copied;
+        if (caption) caption.textContent = visibleText ?? "";
+        else button.title = label;
+      }, 1500);
+    });
+  });
+  return button;
+}

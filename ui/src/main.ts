@@ -4,6 +4,7 @@ import { askToken } from "./api";
 import { AssistantsView } from "./assistants";
 import { ChatView } from "./chat";
 import { EpisodesView } from "./episodes";
+import { setUpThemeToggle } from "./theme";
 import { ThreadsView } from "./threads";
 
 interface View {
@@ -30,6 +31,7 @@ function route(): void {
     views.set(key, view);
   }
   main.replaceChildren(view.root);
+  document.body.dataset.view = key;
   document.querySelectorAll<HTMLAnchorElement>("nav a").forEach((a) => {
     if (a.dataset.view === key) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -45,4 +47,6 @@ document.getElementById("token-button")?.addEventListener("click", () => {
     route();
   });
 });
+const themeButton = document.getElementById("theme-button");
+if (themeButton) setUpThemeToggle(themeButton);
 route();
