@@ -46,7 +46,7 @@ def open_thread(page: Page, thread_id: str) -> None:
 
 def send(page: Page, text: str) -> None:
     page.get_by_label("Message", exact=True).fill(text)
-    page.get_by_role("button", name="Send").click()
+    page.get_by_role("button", name="Send", exact=True).click()
 
 
 def status(page: Page) -> str:

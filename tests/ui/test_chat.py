@@ -43,7 +43,7 @@ def test_chat_with_echo_agent_in_a_new_then_reopened_thread(
     expect(log.locator(".msg")).to_have_count(4)
     assert current_thread(page) == thread
     # The thread is listed; opened again from the sidebar it shows both turns.
-    page.get_by_role("button", name="New thread").click()
+    page.get_by_role("button", name="New thread", exact=True).click()
     expect(log.locator(".msg")).to_have_count(0)
     open_thread(page, thread)
     expect(log.locator(".msg")).to_have_count(4)
