@@ -376,7 +376,7 @@ def _db(args: argparse.Namespace) -> int:
 
     async def run() -> str:
         async with await psycopg.AsyncConnection.connect(
-            args.database_url, **connection_kwargs()
+            args.database_url, **connection_kwargs(args.database_url)
         ) as conn:
             if args.action == "upgrade":
 

@@ -19,7 +19,9 @@ def empty_database() -> Iterator[str]:
 
 
 async def test_upgrade_applies_each_step_once_and_records_it(empty_database: str):
-    async with await psycopg.AsyncConnection.connect(empty_database, **connection_kwargs()) as conn:
+    async with await psycopg.AsyncConnection.connect(
+        empty_database, **connection_kwargs(empty_database)
+    ) as conn:
         assert await migrations.current(conn) is None
         applied = await migrations.upgrade(conn)
         assert applied == [m.version for m in migrations.MIGRATIONS]
@@ -74,7 +76,9 @@ async def test_processes_starting_together_on_an_empty_database_all_start(empty_
 async def test_a_step_missing_below_the_latest_recorded_one_is_applied(empty_database: str):
     """Versions need not be contiguous: a database migrated by a branch that numbered its
     step after a gap still gets the step merged into the gap later (here: a version 0)."""
-    async with await psycopg.AsyncConnection.connect(empty_database, **connection_kwargs()) as conn:
+    async with await psycopg.AsyncConnection.connect(
+        empty_database, **connection_kwargs(empty_database)
+    ) as conn:
         await migrations.upgrade(conn)
         gap = migrations.Migration(0, "filled in", "CREATE TABLE olg_gap (x INT)")
         original = migrations.MIGRATIONS

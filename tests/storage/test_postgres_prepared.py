@@ -12,7 +12,7 @@ from open_langgraph.storage.postgres import PostgresStorage, connection_kwargs
 
 async def _prepared_after_repeats(url: str) -> int:
     """How many statements a connection holds prepared after running one 8 times."""
-    async with await psycopg.AsyncConnection.connect(url, **connection_kwargs()) as conn:
+    async with await psycopg.AsyncConnection.connect(url, **connection_kwargs(url)) as conn:
         for _ in range(8):
             await conn.execute("SELECT %s::int + 1 AS n", (1,))
         cur = await conn.execute("SELECT COUNT(*) AS n FROM pg_prepared_statements")

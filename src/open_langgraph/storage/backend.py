@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 #: The PostgreSQL backend's on/off environment switches, with their defaults; see
 #: docs/deploy.md. Read here, without psycopg, so the CLI can refuse a bad value in one line.
-POSTGRES_SWITCHES = {"OLG_PG_CHECKPOINT_SYNC_COMMIT": "off", "OLG_PG_PREPARED_STATEMENTS": "on"}
+POSTGRES_SWITCHES = {
+    "OLG_PG_CHECKPOINT_SYNC_COMMIT": "off",
+    "OLG_PG_PREPARED_STATEMENTS": "on",
+    "OLG_PG_KEEPALIVES": "on",
+}
 
 
 def postgres_switch(name: str) -> bool:

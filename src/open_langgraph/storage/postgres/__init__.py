@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg import AsyncConnection
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg.types.json import set_json_loads
 from psycopg_pool import AsyncConnectionPool
@@ -62,9 +63,43 @@ def prepare_threshold() -> int | None:
     return PREPARE_THRESHOLD if postgres_switch("OLG_PG_PREPARED_STATEMENTS") else None
 
 
-def connection_kwargs() -> dict[str, Any]:
-    """What every connection needs: autocommit and dict rows (for the official saver)."""
-    return {"autocommit": True, "prepare_threshold": prepare_threshold(), "row_factory": dict_row}
+#: TCP keepalives (seconds idle, seconds between probes, probes), set on both ends of every
+#: connection unless `OLG_PG_KEEPALIVES=off`. Without them a peer that is gone (a worker's
+#: host cut off, a VM that died) is noticed after Linux's two hours: meanwhile PostgreSQL keeps
+#: the session and its row locks (a thread's lock taken by a run's end holds up the take-over
+#: of every run behind it), and our side waits on a query that cannot answer. With them, ~25 s.
+#: The peer's kernel answers probes, so a process that is alive but stalled is never cut.
+#: Measured in network namespaces (tests/queue/test_multi_host.py, docs/deploy.md).
+KEEPALIVE = (10, 5, 3)
+
+
+def connection_kwargs(url: str, *settings: str) -> dict[str, Any]:
+    """What every connection to `url` needs: autocommit and dict rows (for the official saver),
+    keepalives, and `settings` (`name=value`) for its sessions, after any `options` the URL
+    gives (kwargs replace the URL's own)."""
+    kwargs: dict[str, Any] = {
+        "autocommit": True,
+        "prepare_threshold": prepare_threshold(),
+        "row_factory": dict_row,
+    }
+    session = list(settings)
+    if postgres_switch("OLG_PG_KEEPALIVES"):
+        idle, interval, count = KEEPALIVE
+        kwargs |= {
+            "keepalives": 1,
+            "keepalives_idle": idle,
+            "keepalives_interval": interval,
+            "keepalives_count": count,
+        }
+        session += [
+            f"tcp_keepalives_idle={idle}",
+            f"tcp_keepalives_interval={interval}",
+            f"tcp_keepalives_count={count}",
+        ]
+    if session:
+        own = conninfo_to_dict(url).get("options") or ""
+        kwargs["options"] = " ".join([own, *(f"-c {setting}" for setting in session)]).strip()
+    return kwargs
 
 
 class PostgresStorage(
@@ -102,18 +137,15 @@ class PostgresStorage(
         is the checkpointer's serializer (None: the saver's default)."""
         # Fail at once, with the server's own message, on a wrong URL or a server that is
         # down: a pool would retry in the background and report only a timeout.
-        probe = await AsyncConnection.connect(url, **connection_kwargs())
+        probe = await AsyncConnection.connect(url, **connection_kwargs(url))
         await probe.close()
-        pool = await _open_pool(url, max_size, connection_kwargs())
+        pool = await _open_pool(url, max_size, connection_kwargs(url))
         try:
             sync_commit = "on" if postgres_switch("OLG_PG_CHECKPOINT_SYNC_COMMIT") else "off"
         except ValueError:
             await pool.close()
             raise
-        checkpoint_kwargs = {
-            **connection_kwargs(),
-            "options": f"-c synchronous_commit={sync_commit}",
-        }
+        checkpoint_kwargs = connection_kwargs(url, f"synchronous_commit={sync_commit}")
         try:
             checkpoint_pool = await _open_pool(url, CHECKPOINT_POOL_MAX_SIZE, checkpoint_kwargs)
         except BaseException:

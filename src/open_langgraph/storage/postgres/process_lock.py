@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
+from psycopg.rows import tuple_row
 
 from open_langgraph.storage.backend import database_label
 
@@ -38,7 +39,11 @@ class DatabaseLock:
     def acquire(cls, url: str) -> DatabaseLock:
         """Take the lock now; `DatabaseInUse` if another server has it, `psycopg.Error` if the
         server cannot be reached."""
-        conn = psycopg.connect(url, autocommit=True, application_name="olg serve (lock)")
+        # Keepalives: the lock of a server whose host is gone is released in seconds.
+        from open_langgraph.storage.postgres import connection_kwargs
+
+        kwargs = connection_kwargs(url) | {"row_factory": tuple_row}
+        conn = psycopg.connect(url, application_name="olg serve (lock)", **kwargs)
         row = conn.execute("SELECT pg_try_advisory_lock(%s)", (_LOCK_KEY,)).fetchone()
         if not row or not row[0]:
             conn.close()
