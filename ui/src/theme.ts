@@ -21,11 +21,11 @@ export function currentTheme(): Theme {
   return stored() ?? (systemDark.matches ? "dark" : "light");
 }
 
+/** `data-theme` always names the theme shown (styles.css has one dark palette, for it). */
 function apply(button: HTMLElement): void {
-  const theme = stored();
-  if (theme) document.documentElement.dataset.theme = theme;
-  else delete document.documentElement.dataset.theme;
-  button.setAttribute("aria-pressed", String(currentTheme() === "dark"));
+  const theme = currentTheme();
+  document.documentElement.dataset.theme = theme;
+  button.setAttribute("aria-pressed", String(theme === "dark"));
 }
 
 /** Wire the header's toggle: pressed means dark. */
