@@ -3,6 +3,7 @@
     python benchmarks/everyday_eval.py                      # starts its own `olg serve`
     python benchmarks/everyday_eval.py --url http://127.0.0.1:2024 --kinds docs,dates
     python benchmarks/everyday_eval.py --out answers.json --markdown
+    python benchmarks/everyday_eval.py --data benchmarks/data/everyday_dev.json  # tuning set
 
 The questions are in `benchmarks/data/everyday_eval.json` (arithmetic word problems,
 percentages, dates and weekdays, facts from the project's docs: defaults, commands,

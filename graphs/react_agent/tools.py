@@ -17,7 +17,14 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import Field
 
 from graphs.react_agent.context import Context
-from open_langgraph.tools import CalculatorError, SearchError, calculate, search
+from open_langgraph.tools import (
+    CalculatorError,
+    DateExpressionError,
+    SearchError,
+    calculate,
+    date_calculate,
+    search,
+)
 from open_langgraph.tools.calculator import format_number
 
 
@@ -71,7 +78,10 @@ def get_current_time(
     ] = None,
     days_from_today: Annotated[
         int,
-        Field(description="For another day: 1 tomorrow, -1 yesterday, 10 ten days from now."),
+        Field(
+            description="For another day: 1 tomorrow, -1 yesterday, 10 ten days from now, "
+            "-21 three weeks ago."
+        ),
     ] = 0,
 ) -> str:
     """The current weekday, date, time and time zone; with days_from_today, that day's
@@ -92,6 +102,26 @@ def get_current_time(
     return answer
 
 
+@tool("date_calculator")
+def date_calculator(
+    expression: Annotated[
+        str,
+        Field(
+            description="One date sum, e.g. today - 21 days, today + 3 years, 1999-12-31 "
+            "(its weekday), 5 May 2031 + 6 weeks, days between 2025-06-01 and 2025-08-15.",
+            min_length=1,
+            max_length=120,
+        ),
+    ],
+) -> str:
+    """Count with dates: the weekday of any date, the date some days, weeks, months or
+    years before or after today or another date, and the days between two dates."""
+    try:
+        return date_calculate(expression)
+    except DateExpressionError as exc:
+        raise ToolException(f"date_calculator refused {expression!r}: {exc}") from exc
+
+
 def describe_offset(days: int) -> str:
     names = {1: "Tomorrow", -1: "Yesterday"}
     if days in names:
@@ -109,7 +139,7 @@ def describe_moment(moment: datetime, zone_name: str) -> str:
     )
 
 
-for _tool in (search_tool, calculator, get_current_time):
+for _tool in (search_tool, calculator, get_current_time, date_calculator):
     _tool.handle_tool_error = True
 
-TOOLS: list[BaseTool] = [search_tool, calculator, get_current_time]
+TOOLS: list[BaseTool] = [search_tool, calculator, get_current_time, date_calculator]

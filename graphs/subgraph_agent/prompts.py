@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 RESEARCH_PROMPT = """You are a researcher. Use the tools to find the facts that answer the
-question: `search` for documents, `calculator` for arithmetic, `get_current_time` for dates.
+question: `search` for documents, `calculator` for arithmetic, `get_current_time` for the
+time, `date_calculator` for weekdays, dates before or after another, and days between dates.
 Then reply with the facts you found and where they came from, briefly. Do not write the final
 answer for the user.
 

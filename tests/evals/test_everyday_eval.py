@@ -43,6 +43,19 @@ def test_at_least_sixty_questions_fifteen_of_each_kind(everyday: ModuleType) -> 
         everyday.checker(question["expect"], NOW)  # every expectation is understood
 
 
+def test_the_tuning_set_is_checkable_and_shares_no_question_with_the_held_out_one(
+    everyday: ModuleType,
+) -> None:
+    """Tuning on `everyday_dev.json` leaves the held-out questions unseen."""
+    tuning = everyday.load(BENCHMARKS / "data" / "everyday_dev.json", None)
+    held_out = everyday.load(everyday.DATA, None)
+    assert {q["kind"] for q in tuning} == {q["kind"] for q in held_out}
+    assert not {q["question"] for q in tuning} & {q["question"] for q in held_out}
+    assert not {q["id"] for q in tuning} & {q["id"] for q in held_out}
+    for question in tuning:
+        everyday.checker(question["expect"], NOW)
+
+
 @pytest.mark.parametrize(
     ("expect", "answer", "correct"),
     [

@@ -32,7 +32,7 @@ async def test_tool_loop_feeds_the_result_back_to_the_model(script: ModelScript)
     assert "{system_time}" not in second[0].content
     assert "Today's date: 20" in second[0].content
     assert [type(m).__name__ for m in second[1:]] == ["HumanMessage", "AIMessage", "ToolMessage"]
-    assert model.bound_tools[0] == ["search", "calculator", "get_current_time"]
+    assert model.bound_tools[0] == ["search", "calculator", "get_current_time", "date_calculator"]
 
 
 @pytest.mark.parametrize(
