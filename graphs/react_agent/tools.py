@@ -9,6 +9,7 @@ Failures are raised as `ToolException`, so the model gets the reason as the tool
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -17,6 +18,7 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import Field
 
 from graphs.react_agent.context import Context
+from open_langgraph.envs.webshop.lucene import EnglishAnalyzer
 from open_langgraph.tools import (
     CalculatorError,
     DateExpressionError,
@@ -26,6 +28,8 @@ from open_langgraph.tools import (
     search,
 )
 from open_langgraph.tools.calculator import format_number
+from open_langgraph.tools.passage_focus import focus_tables
+from open_langgraph.tools.search import query_terms
 
 
 @tool("search")
@@ -42,10 +46,18 @@ def search_tool(
         raise ToolException(f"search failed: {exc}") from exc
     if not results:
         return f"No results for {query!r}."
+    analyzer = _analyzer()
     return "\n\n".join(
-        f"[{number}] {result['title']} (source: {result['url']})\n{result['content']}"
+        f"[{number}] {result['title']} (source: {result['url']})\n"
+        + focus_tables(result["content"], query_terms(query), analyzer)
         for number, result in enumerate(results, start=1)
     )
+
+
+@cache
+def _analyzer() -> EnglishAnalyzer:
+    """The search's own stemming, so a table row matches the query as a passage does."""
+    return EnglishAnalyzer()
 
 
 @tool("calculator")

@@ -130,8 +130,7 @@ class DocumentIndex:
     def search(self, query: str, max_results: int) -> list[SearchResult]:
         if self.text_index is None or self.heading_index is None:
             return []
-        terms = " ".join(w for w in _words(query) if w.lower() not in QUESTION_WORDS)
-        terms = terms or query  # a query of question words only still searches
+        terms = query_terms(query)
         everything = len(self.passages)
         scores: dict[int, float] = {}
         for index, weight in ((self.text_index, 1.0), (self.heading_index, HEADING_WEIGHT)):
@@ -155,6 +154,12 @@ class DocumentIndex:
             )
             for i, score in ranked
         ]
+
+
+def query_terms(query: str) -> str:
+    """The query without its question words; a query of question words only is kept whole, so
+    it still searches."""
+    return " ".join(w for w in _words(query) if w.lower() not in QUESTION_WORDS) or query
 
 
 def _words(query: str) -> list[str]:
