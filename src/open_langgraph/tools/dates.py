@@ -69,6 +69,10 @@ _LEADING_WORDS = re.compile(
     r"(?:(?:week)?day\s+(?:of\s+(?:the\s+)?week\s+)?(?:is\s+|was\s+|will\s+be\s+)?"
     r"(?:(?:it\s+)?(?:of|on|for)\s+)?|date\s+(?:of\s+)?)?"
 )
+_TRAILING_WORDS = re.compile(
+    r"(?:'s)?\s*(?:\b(?:is|was|will\s+be|falls?|fell)\s+)?(?:\bon\s+)?(?:a\s+)?"
+    r"\b(?:weekday|day\s+of\s+(?:the\s+)?week)$"
+)
 HELP = (
     "write one date expression, e.g. 'today - 21 days', '1999-12-31', '5 May 2031 + 6 weeks', "
     "'today + 3 years', '40 days after 2025-06-01' or 'days between 2025-06-01 and 2025-08-15'"
@@ -173,7 +177,11 @@ def move(day: date, offset: Offset) -> date:
 def _normalize(expression: str) -> str:
     text = expression.strip().lower().rstrip("?.! ")
     text = text.replace("\u2212", "-").replace("\u2013", "-").replace("\u2014", "-")
-    text = re.sub(r"\s+", " ", text)
+    # A remark in brackets ("(its weekday)") and a trailing "weekday" say what is wanted, which
+    # is the answer's first word anyway.
+    text = re.sub(r"\([^)]*\)", " ", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    text = _TRAILING_WORDS.sub("", text)
     return _LEADING_WORDS.sub("", text, count=1)
 
 

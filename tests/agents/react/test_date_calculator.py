@@ -24,6 +24,10 @@ TODAY = date(2026, 11, 26)  # a Thursday
         ("What day of the week was 1 January 2000?", "Saturday, 1 January 2000"),
         ("weekday of July 4, 1976", "Sunday, 4 July 1976"),
         ("29 Feb 2024", "Thursday, 29 February 2024"),
+        # What the embedded model wrote: the description's remark copied, a trailing "weekday".
+        ("25 December 2030 (its weekday)", "Wednesday, 25 December 2030"),
+        ("2030-12-25 day of the week", "Wednesday, 25 December 2030"),
+        ("2030-12-25's weekday", "Wednesday, 25 December 2030"),
         ("march 3", "Tuesday, 3 March 2026"),  # the year left out is this year
         ("12/25/2026", "Friday, 25 December 2026"),
         ("today", "Thursday, 26 November 2026"),
