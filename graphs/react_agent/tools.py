@@ -119,8 +119,8 @@ def date_calculator(
     expression: Annotated[
         str,
         Field(
-            description="One date sum, e.g. today - 21 days, today + 3 years, weekday of "
-            "1999-12-31, 5 May 2031 + 6 weeks, days between 2025-06-01 and 2025-08-15.",
+            description="One date sum, e.g. today - 21 days, today + 2 weeks, today + 10 "
+            "years, weekday of 1999-12-31, days between 2025-06-01 and 2025-08-15.",
             min_length=1,
             max_length=120,
         ),
