@@ -73,9 +73,10 @@ def calculator(
         ),
     ],
 ) -> str:
-    """Compute arithmetic exactly: + - * / ^, percentages (15% of 80, 20% off 150,
-    150 + 7% adds 7% of 150), sqrt(), squared and cubed. Put the whole calculation in one
-    expression and give its result as the answer."""
+    """Compute arithmetic exactly: + - * / ^, percentages (15% of 80, 20% off 150 is the
+    price after the discount, the amount saved is 20% of 150; 150 + 7% adds 7% of 150), sqrt(),
+    squared and cubed. Put the whole calculation in one expression and give its result as the
+    answer."""
     try:
         return format_number(calculate(expression))
     except CalculatorError as exc:

@@ -1,5 +1,5 @@
-"""Long tables in search results reach the model as their header and the rows that match the
-query; the row the question needs is never among the ones left out."""
+"""Tables in search results reach the model as named cells, long ones as the rows that match
+the query; the row the question needs is never among the ones left out."""
 
 from __future__ import annotations
 
@@ -33,23 +33,36 @@ TABLE = "\n".join(
 )
 
 
-def test_a_long_table_keeps_its_header_and_the_matching_rows_in_order() -> None:
-    focused = focus_tables(TABLE, "threads embedded model", EnglishAnalyzer(), keep=2)
+def test_a_long_table_keeps_the_matching_rows_in_order_as_named_cells() -> None:
+    focused = focus_tables(TABLE, "worker threads embedded model", EnglishAnalyzer(), keep=2)
     lines = focused.split("\n")
-    assert lines[:4] == ["Settings of the server:", "", *TABLE.split("\n")[2:4]]
-    assert "OLG_MODEL_THREADS" in lines[4]
-    assert "(6 more rows of this table not shown)" in lines  # only the matching row kept
+    assert lines[:2] == ["Settings of the server:", ""]
+    assert lines[2:5] == [
+        "- variable: `OLG_WORKERS`; meaning: worker children to start; default: `0`",
+        "- variable: `OLG_MODEL_THREADS`; meaning: threads an embedded model computes with; "
+        "default: `1`",
+        "(5 more rows of this table not shown)",
+    ]
     assert lines[-2:] == ["", "Every setting has a flag too."]
     assert "OLG_PORT" not in focused
 
 
-def test_tables_are_kept_whole_when_short_or_when_no_row_matches() -> None:
+def test_short_tables_and_tables_no_row_matches_are_kept_whole() -> None:
     analyzer = EnglishAnalyzer()
-    assert focus_tables(TABLE, "threads", analyzer, keep=len(SETTINGS)) == TABLE
-    assert focus_tables(TABLE, "pelican", analyzer, keep=2) == TABLE
+    for focused in (
+        focus_tables(TABLE, "threads", analyzer, keep=len(SETTINGS)),
+        focus_tables(TABLE, "pelican", analyzer, keep=2),
+    ):
+        assert "not shown" not in focused
+        assert all(f"`{name}`" in focused for name, _, _ in SETTINGS)
+        assert "- variable: `OLG_PORT`; meaning: port the server listens on; default: `8123`" in (
+            focused
+        )
     assert focus_tables("No table here.\n\nJust prose.", "prose", analyzer) == (
         "No table here.\n\nJust prose."
     )
+    headless = "| a | b |\n| c | d |"
+    assert focus_tables(headless, "a", analyzer) == headless
 
 
 def test_the_search_tool_shows_the_row_a_question_needs(
@@ -61,6 +74,6 @@ def test_the_search_tool_shows_the_row_a_question_needs(
         "Which variable sets how long a worker's claim lasts?",
         runtime=type("Runtime", (), {"context": None, "config": {}})(),
     )
-    assert "`OLG_LEASE_SECONDS` | how long a worker's claim lasts | `5`" in found
+    assert "variable: `OLG_LEASE_SECONDS`; meaning: how long a worker's claim lasts" in found
     assert "more rows of this table not shown" in found
     assert "OLG_HOST" not in found
