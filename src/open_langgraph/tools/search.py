@@ -156,6 +156,21 @@ class DocumentIndex:
         ]
 
 
+def interleaved(rankings: list[list[SearchResult]], limit: int) -> list[SearchResult]:
+    """The rankings' results taken in turn (first of each, then second of each, ...), each
+    passage once, at most `limit`: every ranking's best result makes the cut."""
+    seen: set[tuple[str, str]] = set()
+    merged: list[SearchResult] = []
+    for rank in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking):
+                key = (ranking[rank]["url"], ranking[rank]["content"])
+                if key not in seen:
+                    seen.add(key)
+                    merged.append(ranking[rank])
+    return merged[:limit]
+
+
 def query_terms(query: str) -> str:
     """The query without its question words; a query of question words only is kept whole, so
     it still searches."""

@@ -6,10 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.prebuilt import ToolRuntime
 
 from graphs.react_agent import tools as react_tools
 from open_langgraph.envs.webshop.lucene import EnglishAnalyzer
 from open_langgraph.tools.passage_focus import focus_tables
+from open_langgraph.tools.search import SearchResult, interleaved
 
 SETTINGS = [
     ("OLG_PORT", "port the server listens on", "8123"),
@@ -71,9 +74,50 @@ def test_the_search_tool_shows_the_row_a_question_needs(
     (tmp_path / "settings.md").write_text(f"# Settings\n\n{TABLE}\n")
     monkeypatch.setenv("OLG_SEARCH_DOCS", str(tmp_path))
     found = react_tools.search_tool.func(
-        "Which variable sets how long a worker's claim lasts?",
-        runtime=type("Runtime", (), {"context": None, "config": {}})(),
+        "Which variable sets how long a worker's claim lasts?", runtime=runtime_asked()
     )
     assert "variable: `OLG_LEASE_SECONDS`; meaning: how long a worker's claim lasts" in found
     assert "more rows of this table not shown" in found
     assert "OLG_HOST" not in found
+
+
+def runtime_asked(*human: str) -> ToolRuntime:
+    """What the tool node hands a tool: the conversation so far (`human` messages) and no
+    context."""
+    return ToolRuntime(
+        state={"messages": [HumanMessage(text) for text in human]},
+        context=None,
+        config={},
+        stream_writer=lambda _: None,
+        tool_call_id="s1",
+        store=None,
+    )
+
+
+def test_the_users_question_is_searched_beside_the_models_query(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A small model's query drops the words that find the answer; the question has them."""
+    (tmp_path / "lease.md").write_text("# Leases\n\nA claim lasts 5 seconds unless renewed.\n")
+    (tmp_path / "workers.md").write_text("# Workers\n\nA worker process executes runs.\n")
+    (tmp_path / "other.md").write_text("# Other\n\nA worker has a lease duration.\n")
+    monkeypatch.setenv("OLG_SEARCH_DOCS", str(tmp_path))
+    monkeypatch.setenv("MAX_SEARCH_RESULTS", "2")
+    question = "How many seconds does a claim last by default?"
+    found = react_tools.search_tool.func("worker", runtime=runtime_asked("Hi", question))
+    titles = [line.split(" (source")[0] for line in found.splitlines() if line.startswith("[")]
+    assert titles == ["[1] Leases", "[2] Workers"]  # the question's best, then the query's
+    alone = react_tools.search_tool.func("worker", runtime=runtime_asked())
+    assert "Leases" not in alone
+    same = react_tools.search_tool.func(question, runtime=runtime_asked(question))
+    assert same.count("[1]") == 1 and "Leases" in same.split("\n")[0]
+
+
+def test_interleaving_takes_each_rankings_best_first_and_each_passage_once() -> None:
+    def result(name: str) -> SearchResult:
+        return SearchResult(title=name, url=f"doc://{name}", content=name, score=1.0)
+
+    a, b, c, d = (result(name) for name in "abcd")
+    assert interleaved([[a, b, c], [b, d]], 3) == [a, b, d]
+    assert interleaved([[a], []], 3) == [a]
+    assert interleaved([], 3) == []
