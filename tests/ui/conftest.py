@@ -33,6 +33,9 @@ UI_GRAPHS = {
     "web_agent": "tests.agents.web_agent.served_graph:graph",
     # The small embedded model, loaded by its first run (the page shows the load).
     "small_model": "tests.fixtures.local_model_graph:graph",
+    # A run held inside a node until the test releases it, then stopped at an interrupt: the
+    # live graph view's node states.
+    "live_graph": "tests.ui.live_graph_agent:graph",
 }
 
 
@@ -77,4 +80,18 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     yield page
     OUTPUT.mkdir(exist_ok=True)
     page.screenshot(path=str(OUTPUT / f"{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+@pytest.fixture
+def phone(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A page 390 px wide, as an iPhone 12-15 shows it."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / f"{request.node.name}.png"))
     context.close()

@@ -53,6 +53,17 @@ def status(page: Page) -> str:
     return page.get_by_role("status").inner_text()
 
 
+def no_sideways_scroll(page: Page) -> None:
+    """The page is no wider than the window, and the header's own content fits in it."""
+    widths = page.evaluate(
+        "[document.documentElement.scrollWidth, window.innerWidth,"
+        " document.querySelector('header.top').scrollWidth,"
+        " document.querySelector('header.top').clientWidth]"
+    )
+    assert widths[0] <= widths[1], widths
+    assert widths[2] <= widths[3], widths
+
+
 def tab_to(page: Page, selector: str, limit: int = 40) -> None:
     """Press Tab until the element matching `selector` has the focus (keyboard only)."""
     for _ in range(limit):

@@ -74,6 +74,22 @@ def test_chat_with_markdown_code_and_tool_results(
     assert serious_violations(page) == []
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_chat_with_the_live_graph(page: Page, served: ServerProcess, scheme: str) -> None:
+    """The graph beside the chat, with done and interrupted nodes and a subgraph expanded."""
+    page.emulate_media(color_scheme=scheme)
+    open_chat(page, served, "live_graph")
+    page.get_by_role("button", name="Graph", exact=True).click()
+    expect(page.get_by_role("img", name="Graph of live_graph")).to_be_visible()
+    send(page, "no hold")
+    expect(page.get_by_role("status")).to_have_text(INTERRUPTED)
+    page.get_by_label("Show subgraphs").check()
+    expect(page.locator('svg.graph g[data-node="review"]')).to_have_attribute(
+        "data-state", "interrupted"
+    )
+    assert serious_violations(page) == []
+
+
 def test_threads_with_a_thread_open(page: Page, served: ServerProcess) -> None:
     open_chat(page, served, "echo_agent")
     send(page, "for the threads view")

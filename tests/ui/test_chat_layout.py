@@ -7,14 +7,20 @@ on `react_agent`."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.fixtures.server import ServerProcess
-from tests.ui.helpers import DONE, INTERRUPTED, current_thread, open_chat, send
+from tests.ui.helpers import (
+    DONE,
+    INTERRUPTED,
+    current_thread,
+    no_sideways_scroll,
+    open_chat,
+    send,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -134,32 +140,6 @@ def test_copy_buttons_copy_a_code_block_and_a_message(page: Page, served: Server
     assert "```python\ndef greet" in copied
 
 
-@pytest.fixture
-def phone(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    """A page 390 px wide, as an iPhone 12-15 shows it."""
-    from tests.ui.conftest import OUTPUT
-
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    OUTPUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUTPUT / f"{request.node.name}.png"))
-    context.close()
-
-
-def _no_sideways_scroll(page: Page) -> None:
-    widths = page.evaluate(
-        "[document.documentElement.scrollWidth, window.innerWidth,"
-        " document.querySelector('header.top').scrollWidth,"
-        " document.querySelector('header.top').clientWidth]"
-    )
-    assert widths[0] <= widths[1], widths
-    assert widths[2] <= widths[3], widths  # the header's own content fits in it
-
-
 def test_phone_width_never_scrolls_sideways(phone: Page, served: ServerProcess) -> None:
     page = phone
     open_chat(page, served, "echo_agent")
@@ -169,7 +149,7 @@ def test_phone_width_never_scrolls_sideways(phone: Page, served: ServerProcess) 
     toggle = page.get_by_role("button", name="Threads", exact=True)
     expect(sidebar).to_be_hidden()
     expect(toggle).to_have_attribute("aria-expanded", "false")
-    _no_sideways_scroll(page)
+    no_sideways_scroll(page)
 
     send(page, MARKDOWN)
     expect(page.get_by_role("status")).to_have_text(DONE)
@@ -177,7 +157,7 @@ def test_phone_width_never_scrolls_sideways(phone: Page, served: ServerProcess) 
     expect(
         reply.get_by_role("link", name=re.compile(r"^https:\/\/example\.com\/a+"))
     ).to_be_visible()
-    _no_sideways_scroll(page)
+    no_sideways_scroll(page)
     # The long address and the long code line wrap inside the reply; the wide table scrolls
     # within its own box. Nothing sticks out of the conversation.
     overflowing = page.evaluate(
@@ -197,7 +177,7 @@ def test_phone_width_never_scrolls_sideways(phone: Page, served: ServerProcess) 
     expect(sidebar).to_be_visible()
     expect(toggle).to_have_attribute("aria-expanded", "true")
     expect(page.get_by_role("searchbox", name="Search threads")).to_be_focused()
-    _no_sideways_scroll(page)
+    no_sideways_scroll(page)
     page.locator(f'.thread-item[data-thread-id="{thread_id}"]').click()
     expect(sidebar).to_be_hidden()
     # Escape closes them too.
@@ -211,7 +191,7 @@ def test_phone_width_never_scrolls_sideways(phone: Page, served: ServerProcess) 
     for view in ("threads", "assistants", "episodes"):
         page.get_by_role("link", name=re.compile(view, re.IGNORECASE)).click()
         expect(page.locator("main > section")).to_have_count(1)
-        _no_sideways_scroll(page)
+        no_sideways_scroll(page)
 
 
 def _background(page: Page) -> str:

@@ -1,10 +1,11 @@
-// Assistants: the graph drawn from /assistants/{id}/graph, its versions, and the context (or
-// config) schema as a form whose submission saves a new version of the assistant.
+// Assistants: the graph drawn from /assistants/{id}/graph (graph_panel.ts), its versions,
+// and the context (or config) schema as a form whose submission saves a new version of the
+// assistant.
 
 import type { Assistant } from "@langchain/langgraph-sdk";
 import { call, errorText } from "./api";
 import { announce, errorBox, field, h, replace } from "./dom";
-import { type DrawableGraph, drawGraph } from "./graph";
+import { GraphPanel } from "./graph_panel";
 
 interface JsonSchema {
   type?: string | string[];
@@ -120,9 +121,8 @@ export class AssistantsView {
       else button.removeAttribute("aria-current");
     }
     try {
-      const [assistant, graph, schemas, versions] = await Promise.all([
+      const [assistant, schemas, versions] = await Promise.all([
         call((c) => c.assistants.get(assistantId)),
-        call((c) => c.assistants.getGraph(assistantId)),
         call((c) => c.assistants.getSchemas(assistantId)),
         call((c) => c.assistants.getVersions(assistantId, { limit: 20 })),
       ]);
@@ -142,12 +142,14 @@ export class AssistantsView {
         e.preventDefault();
         void this.save(assistant, useContext, read);
       });
+      const graph = new GraphPanel(false);
+      void graph.show(assistant.assistant_id, assistant.graph_id);
       replace(
         this.detail,
         h("h3", {}, `${assistant.name} · ${assistant.graph_id}`),
         h("p", {}, `Version ${assistant.version} · ${assistant.assistant_id}`),
         h("h4", {}, "Graph"),
-        h("div", { class: "graph-box" }, drawGraph(graph as unknown as DrawableGraph, `Graph of ${assistant.graph_id}`)),
+        graph.root,
         h("h4", {}, "Versions"),
         h("ul", { class: "versions" }, versions.map((v) => h("li", {}, `v${v.version} · ${new Date(v.created_at).toLocaleString()}`))),
         form,

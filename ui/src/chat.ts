@@ -3,18 +3,25 @@
 // its bottom, replies streamed token by token (`messages-tuple`) and rendered as Markdown, tool
 // calls folded with their results in the assistant's turn, the run's status and the model's
 // load stages above the composer, cancel, errors in the page, interrupts as forms, and
-// reconnect with Last-Event-ID when the connection drops mid-run. The address keeps the
-// assistant and the thread (`#/chat?assistant=...&thread=...`), so a reload reopens both.
+// reconnect with Last-Event-ID when the connection drops mid-run, and the assistant's graph
+// beside the conversation (behind the Graph button) with the node the run is in marked. The
+// address keeps the assistant and the thread (`#/chat?assistant=...&thread=...`), so a reload
+// reopens both.
 
 import type { Assistant } from "@langchain/langgraph-sdk";
 import { call, client, errorText } from "./api";
 import { announce, errorBox, h, replace } from "./dom";
+import { GraphPanel } from "./graph_panel";
 import { type Interrupt, interruptForms, pendingInterrupts } from "./interrupts";
 import { type Message, mergeChunk, textOf, Transcript } from "./messages";
+import { type PendingState, RunProgress } from "./run_progress";
 import { type ThreadEntry, ThreadList } from "./threadlist";
 
-// `custom` carries the server's stage messages ("loading local/... "), shown beside the status.
-const STREAM_MODES = ["messages-tuple", "values", "updates", "custom"] as const;
+// `custom` carries the server's stage messages ("loading local/... "), shown beside the status;
+// `tasks` says when each node starts and ends (the graph marks the node running as it starts).
+const STREAM_MODES = ["messages-tuple", "values", "updates", "custom", "tasks"] as const;
+/** Whether the graph is shown beside the conversation, kept over reloads. */
+const GRAPH_KEY = "olg.ui.graph";
 const RECONNECT_ATTEMPTS = 5;
 /** The assistant the chat opens on when the address names none. */
 const DEFAULT_GRAPH = "react_agent";
@@ -35,6 +42,14 @@ const icon = (path: string) => {
 
 /** The label of an assistant in the picker: its graph, and its name when that differs. */
 const assistantLabel = (a: Assistant) => (a.name === a.graph_id ? a.graph_id : `${a.name} (${a.graph_id})`);
+
+function storedGraphOpen(): boolean {
+  try {
+    return localStorage.getItem(GRAPH_KEY) === "open";
+  } catch {
+    return false;
+  }
+}
 
 function hashParams(): URLSearchParams {
   return new URLSearchParams(location.hash.split("?")[1] ?? "");
@@ -61,6 +76,26 @@ export class ChatView {
     { type: "button", class: "icon-button new-thread", "aria-label": "New thread", title: "New thread" },
     icon('<path d="M12 5v14M5 12h14"/>'),
     h("span", { class: "button-label", "aria-hidden": "true" }, "New thread"),
+  );
+  private graphButton = h(
+    "button",
+    {
+      type: "button",
+      class: "icon-button graph-toggle",
+      "aria-controls": "chat-graph",
+      "aria-expanded": "false",
+      title: "Show or hide the graph",
+    },
+    icon('<circle cx="6" cy="5" r="2.5"/><circle cx="18" cy="5" r="2.5"/><circle cx="12" cy="19" r="2.5"/><path d="M7.2 7.3l3.6 9.4M16.8 7.3l-3.6 9.4"/>'),
+    h("span", { class: "button-label" }, "Graph"),
+  );
+  private graph = new GraphPanel(true);
+  private progress = new RunProgress((states) => this.graph.paint(states));
+  private graphSection = h(
+    "section",
+    { id: "chat-graph", class: "chat-graph", "aria-labelledby": "chat-graph-title", hidden: true },
+    h("h3", { id: "chat-graph-title" }, "Graph"),
+    this.graph.root,
   );
   private transcriptBox = h("div", { class: "transcript" });
   private log = h("div", { class: "messages", role: "log", "aria-label": "Conversation" });
@@ -119,6 +154,7 @@ export class ChatView {
       this.input.focus();
     });
     this.sidebarButton.addEventListener("click", () => this.setSidebar(!this.sidebarOpen()));
+    this.graphButton.addEventListener("click", () => this.setGraph(this.graphSection.hidden, true));
     this.backdrop.addEventListener("click", () => this.setSidebar(false));
     this.root.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && !this.wide.matches && this.sidebarOpen()) {
@@ -157,7 +193,9 @@ export class ChatView {
             this.assistantSelect,
           ),
           this.newThreadButton,
+          this.graphButton,
         ),
+        this.graphSection,
         this.transcriptBox,
         h(
           "div",
@@ -174,6 +212,7 @@ export class ChatView {
       ),
     );
     this.setSidebar(this.wide.matches);
+    this.setGraph(storedGraphOpen());
   }
 
   /** List the assistants and open the one (and the thread) the address names; else keep the
@@ -207,6 +246,7 @@ export class ChatView {
       return;
     }
     this.assistantSelect.value = pick.assistant_id;
+    this.showGraph();
     this.log.dataset.empty = `Send a message to start a thread with ${assistantLabel(pick)}.`;
     const thread = params.get("thread") ?? (pick.assistant_id === current ? this.threadId : null);
     // Coming back to the chat on the thread already open leaves it (and any run it follows) be.
@@ -220,6 +260,7 @@ export class ChatView {
   private async chooseAssistant(): Promise<void> {
     const assistant = this.assistant();
     if (assistant) this.log.dataset.empty = `Send a message to start a thread with ${assistantLabel(assistant)}.`;
+    this.showGraph();
     await this.openThread(null);
   }
 
@@ -278,6 +319,7 @@ export class ChatView {
     this.runId = null;
     this.chunks.clear();
     this.transcript.clear();
+    this.progress.reset();
     replace(this.interruptBox);
     replace(this.errors);
     this.busy(false);
@@ -300,6 +342,29 @@ export class ChatView {
     const params = new URLSearchParams({ assistant: unique ? assistant.name : assistant.assistant_id });
     if (this.threadId) params.set("thread", this.threadId);
     history.replaceState(history.state, "", `#/chat?${params}`);
+  }
+
+  /** Show or hide the graph: beside the conversation when the page is wide, above it on a
+  phone; the choice is kept for the next visit. */
+  private setGraph(open: boolean, remember = false): void {
+    this.graphSection.hidden = !open;
+    this.graphButton.setAttribute("aria-expanded", String(open));
+    this.root.dataset.graph = open ? "open" : "closed";
+    if (remember) {
+      try {
+        localStorage.setItem(GRAPH_KEY, open ? "open" : "closed");
+      } catch {
+        /* not kept (storage refused): shown anyway */
+      }
+    }
+    if (open) this.showGraph();
+  }
+
+  /** Draw the chosen assistant's graph, when the graph is shown (its layout code is fetched
+  only then). */
+  private showGraph(): void {
+    const assistant = this.assistant();
+    if (assistant && !this.graphSection.hidden) void this.graph.show(assistant.assistant_id, assistant.graph_id);
   }
 
   private sidebarOpen(): boolean {
@@ -329,6 +394,7 @@ export class ChatView {
     if (!active || generation !== this.generation) return;
     this.runId = active.run_id;
     this.lastEventId = "-1";
+    this.progress.reset(); // the run's events come again from its first
     this.cancelled = false;
     this.busy(true);
     this.setStatus("Running");
@@ -358,6 +424,7 @@ export class ChatView {
       ]);
       this.sidebar.setStatus(threadId, thread.status);
       if (generation !== this.generation) return undefined;
+      this.progress.settle(state as PendingState, thread.status);
       const values = (state.values ?? {}) as { messages?: Message[] };
       const keep = this.stick ? null : this.transcriptBox.scrollTop; // the person scrolled up to read
       this.chunks.clear();
@@ -436,6 +503,8 @@ export class ChatView {
       this.runId = null;
       this.lastEventId = undefined;
       this.cancelled = false;
+      if (payload.command) this.progress.resumed();
+      else this.progress.reset();
       this.setStatus("Running");
       const stream = client().runs.stream(threadId, assistant.assistant_id, {
         ...(payload as object),
@@ -489,7 +558,8 @@ export class ChatView {
     for await (const part of stream) {
       if (generation !== this.generation) return; // another thread was opened: stop drawing this one
       if (part.id) this.lastEventId = part.id;
-      const event = part.event.split("|")[0];
+      const [event, namespace] = part.event.split("|");
+      if (!namespace) this.progress.onEvent(event, part.data);
       if (event === "metadata") {
         this.runId = (part.data as { run_id?: string }).run_id ?? this.runId;
       } else if (event === "messages") {
