@@ -37,6 +37,19 @@ export function client(): Client {
   return cached;
 }
 
+/** POST `body` as JSON to an API path the SDK has no method for, with the page's token; the
+ * answer's text. A refusal throws what `errorText` reads (its status and text). */
+export async function postForText(path: string, body: unknown): Promise<string> {
+  const response = await fetch(apiUrl() + path, {
+    method: "POST",
+    headers: { ...headers(), "content-type": "application/json", accept: "text/html" },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw Object.assign(new Error(`HTTP ${response.status}`), { status: response.status, text });
+  return text;
+}
+
 export function setToken(token: string, header: TokenHeader): void {
   if (token) {
     sessionStorage.setItem(TOKEN_KEY, token);

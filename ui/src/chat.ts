@@ -11,6 +11,7 @@
 import type { Assistant } from "@langchain/langgraph-sdk";
 import { call, client, errorText } from "./api";
 import { announce, errorBox, h, replace } from "./dom";
+import { GenerativeUi, isUiEvent, type UiMessage } from "./generative_ui";
 import { GraphPanel } from "./graph_panel";
 import { type Interrupt, interruptForms, pendingInterrupts } from "./interrupts";
 import { type Message, mergeChunk, textOf, Transcript } from "./messages";
@@ -100,6 +101,8 @@ export class ChatView {
   private transcriptBox = h("div", { class: "transcript" });
   private log = h("div", { class: "messages", role: "log", "aria-label": "Conversation" });
   private transcript = new Transcript(this.log);
+  /** Components the graph pushes (`push_ui_message`), in the turns they belong to. */
+  private genui = new GenerativeUi(this.transcript, () => this.assistant()?.assistant_id);
   private jumpButton = h("button", { type: "button", class: "jump secondary", hidden: true }, "↓ Jump to latest");
   private status = h("p", { class: "status", role: "status" }, "Status: Idle");
   private stage = h("p", { class: "stage", "aria-live": "polite" });
@@ -319,6 +322,7 @@ export class ChatView {
     this.runId = null;
     this.chunks.clear();
     this.transcript.clear();
+    this.genui.clear();
     this.progress.reset();
     replace(this.interruptBox);
     replace(this.errors);
@@ -425,10 +429,12 @@ export class ChatView {
       this.sidebar.setStatus(threadId, thread.status);
       if (generation !== this.generation) return undefined;
       this.progress.settle(state as PendingState, thread.status);
-      const values = (state.values ?? {}) as { messages?: Message[] };
+      const values = (state.values ?? {}) as { messages?: Message[]; ui?: UiMessage[] };
       const keep = this.stick ? null : this.transcriptBox.scrollTop; // the person scrolled up to read
       this.chunks.clear();
       this.transcript.setMessages(values.messages ?? []);
+      // `ui` is the key `push_ui_message` keeps its messages in (LangGraph's default).
+      this.genui.setAll(Array.isArray(values.ui) ? values.ui.filter(isUiEvent) : []);
       const interrupts = pendingInterrupts(state as never);
       this.showInterrupts(interrupts);
       const done = this.cancelled ? "Cancelled" : "Done";
@@ -570,8 +576,12 @@ export class ChatView {
         if (Array.isArray(update?.__interrupt__)) this.setStatus("Interrupted");
       } else if (event === "custom") {
         const data = part.data as { type?: string; stage?: string; message?: string };
+        if (isUiEvent(data)) {
+          this.genui.apply(data);
+          if (this.stick) this.toBottom();
+        }
         // A stage that is over (the model loaded) leaves nothing to wait for.
-        if (data?.type === "status") this.stage.textContent = data.stage === "model_loaded" ? "" : (data.message ?? "");
+        else if (data?.type === "status") this.stage.textContent = data.stage === "model_loaded" ? "" : (data.message ?? "");
       } else if (event === "error") {
         const data = part.data as { error?: string; message?: string };
         this.showError(`Run failed: ${data.message ?? data.error ?? JSON.stringify(data)}`);
@@ -587,6 +597,7 @@ export class ChatView {
     const message = { ...mergeChunk(this.chunks.get(id), chunk), id };
     this.chunks.set(id, message);
     this.transcript.put(message);
+    this.genui.place(); // a card may name this message
     if (this.stick) this.toBottom();
   }
 

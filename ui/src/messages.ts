@@ -165,6 +165,18 @@ export class Transcript {
     );
   }
 
+  /** The body of assistant turn `index` (0 the first), else of the last turn, started if the
+  log does not end with one; and that turn's index. */
+  turnBody(index?: number): [HTMLElement, number] {
+    const turns = this.log.querySelectorAll<HTMLElement>(":scope > .msg.ai");
+    if (index !== undefined && index < turns.length) {
+      const turn = turns[index];
+      return [turn.querySelector<HTMLElement>(".turn-body") ?? turn, index];
+    }
+    const body = this.currentTurn();
+    return [body, this.log.querySelectorAll(":scope > .msg.ai").length - 1];
+  }
+
   /** The assistant turn at the end of the log, started if the last message is not one. */
   private currentTurn(): HTMLElement {
     const last = this.log.lastElementChild as HTMLElement | null;
