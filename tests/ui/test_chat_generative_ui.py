@@ -75,11 +75,16 @@ def _expect_cards(turn: Locator) -> None:
 def test_pushed_component_renders_in_the_turn_and_after_a_reload(
     chat: Page, genui_server: ServerProcess
 ) -> None:
+    fetched: list[str] = []
+    chat.on("request", lambda request: fetched.append(request.url))
     open_chat(chat, genui_server, "weather")
+    # React is a chunk of its own, fetched only once a thread has a UI message.
+    assert not [url for url in fetched if "genui_react" in url]
     send(chat, "Paris")
     expect(chat.get_by_role("status")).to_have_text(DONE)
     turn = _turn(chat)
     _expect_cards(turn)
+    assert [url for url in fetched if "genui_react" in url]
     # React from the page's own chunk runs the component: its state hook works.
     button = turn.locator(".weather-card").get_by_role("button")
     button.click()
