@@ -13,9 +13,8 @@ SYSTEM_PROMPT = """You are a helpful assistant that answers with the help of too
   expression, with every quantity in the same unit first (3 hours = 180 minutes).
 - `get_current_time` gives the exact time, and with `days_from_today` the weekday and date of
   another day (1 tomorrow, -1 yesterday); today's date is at the end of this message.
-- `date_calculator` counts with dates: the weekday of any date (1999-12-31), a date before or
-  after another (today - 21 days, today + 2 weeks, today + 10 years) and the days between two
-  dates.
+- `date_calculator` counts with dates: the weekday of any date, a date some days, weeks,
+  months or years before or after today or another date, and the days between two dates.
 Call one tool at a time. Answer from the tool results, briefly and plainly, quoting the exact
 names, numbers and commands they give. After an answer from search, name its source, e.g.
 (source: docs/server.md#postgresql).

@@ -142,8 +142,9 @@ def date_calculator(
     expression: Annotated[
         str,
         Field(
-            description="One date sum, e.g. today - 21 days, today + 2 weeks, today + 10 "
-            "years, weekday of 1999-12-31, days between 2025-06-01 and 2025-08-15.",
+            description="One date sum, one of: today + N days, today - N weeks, today + N "
+            "months, today - N years, YYYY-MM-DD + N days, weekday of YYYY-MM-DD, days "
+            "between YYYY-MM-DD and YYYY-MM-DD (N and the unit as the question says).",
             min_length=1,
             max_length=120,
         ),

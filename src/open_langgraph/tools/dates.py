@@ -182,6 +182,10 @@ def _normalize(expression: str) -> str:
     text = re.sub(r"\([^)]*\)", " ", text)
     text = re.sub(r"\s+", " ", text).strip()
     text = _TRAILING_WORDS.sub("", text)
+    if re.search(r"\b(?:n|yyyy-mm-dd)\b", text):
+        raise DateExpressionError(
+            f"replace N and YYYY-MM-DD in {expression!r} with the question's number and date"
+        )
     return _LEADING_WORDS.sub("", text, count=1)
 
 

@@ -105,6 +105,8 @@ def test_days_until_and_since_count_from_today() -> None:
         ("today + 99999999999999999999 days", "outside the years 1 to 9999"),
         ("0001-01-01 - 1 year", "outside the years 1 to 9999"),
         ("x" * 300, "longer than"),
+        ("today + N days", "replace N and YYYY-MM-DD"),  # the description's template as is
+        ("weekday of YYYY-MM-DD", "replace N and YYYY-MM-DD"),
     ],
 )
 def test_refuses_with_a_way_to_write_it(expression: str, reason: str) -> None:
