@@ -94,16 +94,20 @@ async def test_langfuse_traces_a_run_as_run_model_tool_model(
     run_id, thread_id, assistant_id = await _run_agent(traced.url)
     trace_id = run_id.replace("-", "")
 
+    def roots(spans: list[ReceivedSpan]) -> list[ReceivedSpan]:
+        ids = {x.span_id for x in spans}
+        return [s for s in spans if s.parent_id == "" or s.parent_id not in ids]
+
     def complete(spans: list[ReceivedSpan]) -> bool:
         ours = [s for s in spans if s.path == LANGFUSE_PATH and s.trace_id == trace_id]
         kinds = [s.attributes.get("langfuse.observation.type") for s in ours]
-        return kinds.count("generation") >= 2 and "tool" in kinds
+        # The run's own span ends last and can come in a later export than its children:
+        # wait for the whole tree (one root), not only for the calls inside it.
+        return kinds.count("generation") >= 2 and "tool" in kinds and len(roots(ours)) == 1
 
     spans = [s for s in receiver.wait_for(complete) if s.trace_id == trace_id]
     langfuse = [s for s in spans if s.path == LANGFUSE_PATH]
-    [root] = [
-        s for s in langfuse if s.parent_id == "" or s.parent_id not in {x.span_id for x in langfuse}
-    ]
+    [root] = roots(langfuse)
     assert root.name == "react_agent"
     # The trace's ids, on the root and propagated to every observation under it.
     for span in langfuse:
@@ -140,7 +144,13 @@ async def test_opentelemetry_spans_requests_runs_model_and_tool_calls(
 
     def has_run_and_calls(spans: list[ReceivedSpan]) -> bool:
         runs = [s for s in spans if s.attributes.get("langgraph.run_id") == run_id]
-        return bool(runs) and len(_children(spans, runs[0])) >= 3
+        routes = {s.name for s in spans if s.attributes.get("http.route")}
+        # Each span is exported as it ends, in batches: wait for all that are checked below.
+        return (
+            bool(runs)
+            and len(_children(spans, runs[0])) >= 3
+            and {"POST /threads/{thread_id}/runs", "POST /threads"} <= routes
+        )
 
     spans = [s for s in receiver.wait_for(has_run_and_calls) if s.path == "/v1/traces"]
     [run] = [s for s in spans if s.attributes.get("langgraph.run_id") == run_id]

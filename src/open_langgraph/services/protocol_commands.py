@@ -11,6 +11,8 @@ Every other method of the protocol answers `not_supported`, anything else `unkno
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import uuid
 from typing import Any
 
@@ -28,6 +30,10 @@ NOT_SUPPORTED = frozenset({"agent.getTree", "input.inject", "subscription.reconn
 _SUBSCRIPTION = frozenset({"subscription.subscribe", "subscription.unsubscribe"})
 _STRATEGIES = frozenset({"reject", "interrupt", "rollback", "enqueue"})
 _ALL_RUNS = 100_000
+
+
+SETTLE_SECONDS = 30.0
+"""How long `input.respond` waits for a run that is ending to store the interrupt it named."""
 
 
 class ProtocolError(Exception):
@@ -175,6 +181,18 @@ class ProtocolCommands:
         state = await self._threads.state(thread_id, None, subgraphs=False)
         return {str(i.get("id")) for i in state.get("interrupts") or [] if isinstance(i, dict)}
 
+    async def _settled(self, thread_id: str) -> bool:
+        """Wait (up to `SETTLE_SECONDS`) for the thread's running run to end; whether there
+        was one."""
+        running = await self._runs.list_for_thread(thread_id, limit=1, offset=0, status="running")
+        if not running:
+            return False
+        with contextlib.suppress(TimeoutError, Conflict, NotFound):
+            await asyncio.wait_for(
+                self._runs.outcome(thread_id, running[0]["run_id"]), SETTLE_SECONDS
+            )
+        return True
+
     async def _input_respond(self, thread_id: str, params: dict[str, Any]) -> dict[str, Any]:
         entries = params.get("responses")
         if entries is None:
@@ -192,6 +210,11 @@ class ProtocolCommands:
         thread = await self._threads.get(thread_id)
         pending = await self._pending_interrupts(thread_id)
         unknown = sorted(set(resume) - pending)
+        if unknown and await self._settled(thread_id):
+            # The interrupt reached the client on the stream before its run had ended and
+            # stored it (seen under load in queue mode): answer once the run has settled.
+            pending = await self._pending_interrupts(thread_id)
+            unknown = sorted(set(resume) - pending)
         if unknown:
             raise ProtocolError(
                 "no_such_interrupt", f"no pending interrupt {unknown[0]} on thread {thread_id}"
