@@ -17,6 +17,7 @@
 import { errorText, postForText } from "./api";
 import { h, pre } from "./dom";
 import type { Transcript } from "./messages";
+import { LazyModule } from "./lazy";
 
 type Props = Record<string, unknown>;
 
@@ -39,16 +40,9 @@ export function isUiEvent(data: unknown): data is UiMessage | RemoveUiMessage {
   return (event?.type === "ui" || event?.type === "remove-ui") && typeof event.id === "string";
 }
 
-type ReactHost = typeof import("./genui_react");
-let host: Promise<ReactHost> | null = null;
-/** The React chunk, fetched once; a failed fetch is tried again by the next card. */
-function reactHost(): Promise<ReactHost> {
-  host ??= import("./genui_react").catch((err: unknown) => {
-    host = null;
-    throw err;
-  });
-  return host;
-}
+/** The React chunk, fetched the first time a thread has a UI message. */
+const reactChunk = new LazyModule(() => import("./genui_react"));
+type ReactHost = Awaited<ReturnType<typeof reactChunk.get>>;
 
 /** The markup of each (assistant, component) the server gave: a component shown twice loads once. */
 const markups = new Map<string, Promise<string>>();
@@ -89,7 +83,7 @@ class Card {
     let react: ReactHost;
     let markup: string;
     try {
-      [react, markup] = await Promise.all([reactHost(), componentMarkup(namespace, this.message.name)]);
+      [react, markup] = await Promise.all([reactChunk.get(), componentMarkup(namespace, this.message.name)]);
     } catch (err) {
       return this.fallback(errorText(err));
     }
@@ -130,13 +124,13 @@ class Card {
   update(message: UiMessage, merge = Boolean(message.metadata?.merge)): void {
     const props = merge ? { ...this.message.props, ...message.props } : message.props;
     this.message = { ...message, props };
-    if (this.state === "mounted") void reactHost().then((react) => react.rendered(this.rootId)?.update(props));
+    if (this.state === "mounted") void reactChunk.get().then((react) => react.rendered(this.rootId)?.update(props));
     else if (this.state === "fallback") this.drawFallback();
   }
 
   remove(): void {
     this.state = "gone";
-    if (host) void host.then((react) => react.forget(this.rootId));
+    void reactChunk.requested?.then((react) => react.forget(this.rootId));
     if (!this.scriptsPending) {
       this.el.remove();
       return;
@@ -160,7 +154,7 @@ class Card {
   private fallback(reason: string): void {
     if (this.state === "gone" || this.state === "fallback") return;
     console.warn(`generative UI ${JSON.stringify(this.message.name)} shown as its props: ${reason}`);
-    if (host) void host.then((react) => react.forget(this.rootId));
+    void reactChunk.requested?.then((react) => react.forget(this.rootId));
     this.setState("fallback");
     this.el.title = reason;
     this.drawFallback();

@@ -8,6 +8,7 @@ import { uid } from "./dom";
 import type { Layout, Point } from "./graph_layout";
 import type { GraphShape } from "./graph_shape";
 import type { NodeState } from "./run_progress";
+import { LazyModule } from "./lazy";
 
 const NS = "http://www.w3.org/2000/svg";
 const NODE_HEIGHT = 34;
@@ -16,17 +17,8 @@ const NODE_PADDING = 44;
 /** styles.css sets this size on `svg.graph`; labels are measured at it. */
 const FONT_SIZE_PX = 13;
 
-type LayoutModule = typeof import("./graph_layout");
-let layoutModule: Promise<LayoutModule> | null = null;
-
-/** The layout chunk (dagre), fetched once; a failed fetch is tried again next time. */
-function loadLayout(): Promise<LayoutModule> {
-  layoutModule ??= import("./graph_layout").catch((err: unknown) => {
-    layoutModule = null;
-    throw err;
-  });
-  return layoutModule;
-}
+/** The layout chunk (dagre), fetched the first time a graph is drawn. */
+const layoutChunk = new LazyModule(() => import("./graph_layout"));
 
 function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}): SVGElementTagNameMap[K] {
   const el = document.createElementNS(NS, tag);
@@ -78,7 +70,7 @@ export interface DrawOptions {
 
 /** Lay `shape` out and draw it; every node and cluster is a `g[data-node]` at `data-state=idle`. */
 export async function drawGraph(shape: GraphShape, options: DrawOptions): Promise<SVGSVGElement> {
-  const { layoutGraph } = await loadLayout();
+  const { layoutGraph } = await layoutChunk.get();
   const layout = layoutGraph(shape, { measure, nodeHeight: NODE_HEIGHT, padding: NODE_PADDING });
   return render(layout, options);
 }
