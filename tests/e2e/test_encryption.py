@@ -96,6 +96,7 @@ SECRETS = (
     "Gondola-request",
     "Saffron-answer",
     "Walrus-cron-input",
+    "Cardamom-prompt",
 )
 
 
@@ -207,6 +208,14 @@ async def test_the_api_returns_plaintext_and_the_database_holds_none(
     assert [t["thread_id"] for t in found] == [thread_id]
     copied = await client.threads.copy(thread_id)
     assert (await client.threads.get_state(copied["thread_id"]))["values"] == final
+    # A run's trace holds its prompts: sealed as its events are.
+    chat = await client.threads.create()
+    question = {"messages": [{"role": "user", "content": "What is Cardamom-prompt?"}]}
+    chat_run = await client.runs.create(chat["thread_id"], "streaming_chat", input=question)
+    await client.runs.join(chat["thread_id"], chat_run["run_id"])
+    trace = await client.http.get(f"/threads/{chat['thread_id']}/runs/{chat_run['run_id']}/trace")
+    prompts = [s["prompt"] for s in trace["spans"] if s["kind"] == "model"]
+    assert prompts and prompts[0]["messages"][0]["content"] == "What is Cardamom-prompt?"
 
     stored = _stored_text(served.database)
     assert b"alice" in stored  # the dump sees the rows: the plaintext key is there

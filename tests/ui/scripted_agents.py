@@ -7,6 +7,10 @@ The script reads the conversation: "calculate EXPR" asks for the calculator, "de
 `delete_file`, and parts joined by " and " ask for several calls at once; the tool results are
 read back (the error, when the tool failed or a person rejected the call); "fail, please" makes
 the model raise; anything else gets a plain answer of a dozen words.
+
+Each reply reports its tokens as hosted models do (`usage_metadata`), counted in words: the
+prompt's as input, all but the last message's as cached (a prefix the model read before), the
+reply's as output; the run trace shows them.
 """
 
 from __future__ import annotations
@@ -105,6 +109,22 @@ def scripted_reply(messages: Sequence[BaseMessage]) -> AIMessage:
     )
 
 
+def _words(message: BaseMessage) -> int:
+    return len(message.text.split()) + len(getattr(message, "tool_calls", None) or [])
+
+
+def scripted_usage(messages: Sequence[BaseMessage], reply: AIMessage) -> dict[str, Any]:
+    """The tokens `reply` to `messages` reports, counted in words."""
+    prompt = sum(_words(m) for m in messages)
+    output = _words(reply)
+    return {
+        "input_tokens": prompt,
+        "output_tokens": output,
+        "total_tokens": prompt + output,
+        "input_token_details": {"cache_read": prompt - _words(messages[-1])},
+    }
+
+
 class ScriptedStreamingModel(BaseChatModel):
     """A tool-calling chat model whose replies come from `scripted_reply`."""
 
@@ -122,7 +142,9 @@ class ScriptedStreamingModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=scripted_reply(messages))])
+        reply = scripted_reply(messages)
+        reply.usage_metadata = scripted_usage(messages, reply)  # type: ignore[assignment]
+        return ChatResult(generations=[ChatGeneration(message=reply)])
 
     async def _astream(
         self,
@@ -132,18 +154,25 @@ class ScriptedStreamingModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         reply = scripted_reply(messages)
+        usage: Any = scripted_usage(messages, reply)
         if reply.tool_calls:
             chunks = [
                 {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
                 for i, c in enumerate(reply.tool_calls)
             ]
             await asyncio.sleep(TOKEN_DELAY)
-            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=chunks))
-            return
-        for i, word in enumerate(str(reply.content).split(" ")):
-            await asyncio.sleep(TOKEN_DELAY)
             yield ChatGenerationChunk(
-                message=AIMessageChunk(content=word if i == 0 else f" {word}")
+                message=AIMessageChunk(content="", tool_call_chunks=chunks, usage_metadata=usage)
+            )
+            return
+        words = str(reply.content).split(" ")
+        for i, word in enumerate(words):
+            await asyncio.sleep(TOKEN_DELAY)
+            last = i == len(words) - 1
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content=word if i == 0 else f" {word}", usage_metadata=usage if last else None
+                )
             )
 
 

@@ -17,6 +17,7 @@ import { type Interrupt, interruptForms, pendingInterrupts } from "./interrupts"
 import { type Message, mergeChunk, textOf, Transcript } from "./messages";
 import { type PendingState, RunProgress } from "./run_progress";
 import { type ThreadEntry, ThreadList } from "./threadlist";
+import { traceHref } from "./trace_link";
 
 // `custom` carries the server's stage messages ("loading local/... "), shown beside the status;
 // `tasks` says when each node starts and ends (the graph marks the node running as it starts).
@@ -106,6 +107,8 @@ export class ChatView {
   private jumpButton = h("button", { type: "button", class: "jump secondary", hidden: true }, "↓ Jump to latest");
   private status = h("p", { class: "status", role: "status" }, "Status: Idle");
   private stage = h("p", { class: "stage", "aria-live": "polite" });
+  /** The run's trace (the thread's latest run until this page started one). */
+  private traceLink = h("a", { class: "trace-link", hidden: true }, "Trace");
   private interruptBox = h("div", { class: "interrupts" });
   private errors = h("div", { class: "errors" });
   private input = h("textarea", {
@@ -207,7 +210,7 @@ export class ChatView {
           h(
             "div",
             { class: "column" },
-            h("div", { class: "run-line" }, this.status, this.stage),
+            h("div", { class: "run-line" }, this.status, this.stage, this.traceLink),
             form,
             h("small", { id: "chat-input-hint", class: "hint" }, "Enter sends; Shift+Enter adds a line."),
           ),
@@ -518,7 +521,9 @@ export class ChatView {
         streamResumable: true,
         onDisconnect: "continue",
         onRunCreated: ({ run_id }) => {
-          if (generation === this.generation) this.runId = run_id;
+          if (generation !== this.generation) return;
+          this.runId = run_id;
+          this.showTraceLink();
         },
       });
       await this.consume(stream, generation);
@@ -631,8 +636,14 @@ export class ChatView {
 
   private setStatus(text: string): void {
     if (text !== "Running") this.stage.textContent = "";
+    this.showTraceLink();
     this.status.textContent = `Status: ${text}`;
     this.root.dataset.status = text.toLowerCase();
+  }
+
+  private showTraceLink(): void {
+    this.traceLink.hidden = !this.threadId;
+    if (this.threadId) this.traceLink.href = traceHref(this.threadId, this.runId);
   }
 
   private showError(message: string): void {

@@ -1,10 +1,12 @@
-// The page: four views behind hash routes (#/chat, #/threads, #/assistants, #/episodes).
+// The page: four views behind hash routes (#/chat, #/threads, #/assistants, #/episodes), and a
+// run's trace (#/trace), opened from a thread or the chat.
 import "./styles.css";
 import { askToken } from "./api";
 import { AssistantsView } from "./assistants";
 import { ChatView } from "./chat";
 import { EpisodesView } from "./episodes";
 import { setUpThemeToggle } from "./theme";
+import { LazyModule } from "./lazy";
 import { ThreadsView } from "./threads";
 
 interface View {
@@ -17,8 +19,26 @@ const factories: Record<string, () => View> = {
   threads: () => new ThreadsView(),
   assistants: () => new AssistantsView(),
   episodes: () => new EpisodesView(),
+  trace: () => lazyView(traceModule, (m) => new m.TraceView()),
 };
 const views = new Map<string, View>();
+const traceModule = new LazyModule(() => import("./trace"));
+
+/** A view whose code is a chunk fetched the first time it is opened (the run trace). */
+function lazyView<M>(module: LazyModule<M>, make: (m: M) => View): View {
+  const root = document.createElement("section");
+  root.textContent = "Loading…";
+  let view: View | null = null;
+  return {
+    root,
+    async load() {
+      view ??= make(await module.get());
+      root.replaceWith(view.root);
+      this.root = view.root;
+      await view.load();
+    },
+  };
+}
 const main = document.getElementById("view") as HTMLElement;
 
 function route(): void {

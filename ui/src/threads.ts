@@ -3,7 +3,9 @@
 
 import type { Thread, ThreadState } from "@langchain/langgraph-sdk";
 import { call, errorText } from "./api";
+import { editStateForm, forkForm } from "./checkpoints";
 import { announce, errorBox, field, h, pre, replace } from "./dom";
+import { traceHref } from "./trace_link";
 
 type Checkpoint = ThreadState;
 
@@ -108,9 +110,10 @@ export class ThreadsView {
   async open(threadId: string): Promise<void> {
     replace(this.errors);
     try {
-      const [thread, history] = await Promise.all([
+      const [thread, history, runs] = await Promise.all([
         call((c) => c.threads.get(threadId)),
         call((c) => c.threads.getHistory(threadId, { limit: 100 })),
+        call((c) => c.runs.list(threadId, { limit: 20 })),
       ]);
       const branches = branchStarts(history);
       const state = h("div", { class: "checkpoint-state" });
@@ -139,6 +142,21 @@ export class ThreadsView {
         this.detail,
         h("h3", {}, `Thread ${threadId}`),
         h("p", {}, `Status: ${thread.status}`),
+        h("h4", {}, "Runs (newest first)"),
+        runs.length
+          ? h(
+              "ul",
+              { class: "run-list" },
+              runs.map((run) =>
+                h(
+                  "li",
+                  {},
+                  h("a", { href: traceHref(threadId, run.run_id) }, `Trace of run ${run.run_id.slice(0, 8)}`),
+                  ` · ${run.status} · ${new Date(run.created_at).toLocaleString()}`,
+                ),
+              ),
+            )
+          : h("p", {}, "No runs."),
         h("h4", {}, "Checkpoints (newest first)"),
         h("ol", { class: "history", reversed: true }, items),
         state,
@@ -151,41 +169,13 @@ export class ThreadsView {
 
   private showCheckpoint(box: HTMLElement, thread: Thread, cp: Checkpoint): void {
     const id = cp.checkpoint?.checkpoint_id ?? "";
-    const values = (cp.values ?? {}) as Record<string, unknown>;
-    const message = h("input", { type: "text", placeholder: "A new message from this point" });
-    const form = h(
-      "form",
-      { class: "fork", "aria-label": "Fork from this checkpoint" },
-      "messages" in values ? field("Message for the new branch", message) : null,
-      h("div", { class: "actions" }, h("button", { type: "submit" }, "Fork from here")),
-    );
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      void this.fork(thread, id, "messages" in values ? message.value : null);
-    });
+    const reopen = () => this.open(thread.thread_id);
     replace(
       box,
       h("h4", {}, `State at checkpoint ${id.slice(0, 13)}`),
-      pre(values, "State values"),
-      form,
+      pre(cp.values ?? {}, "State values"),
+      forkForm(thread, cp, reopen),
+      h("details", { class: "edit" }, h("summary", {}, "Edit state"), editStateForm(thread, cp, reopen)),
     );
-  }
-
-  /** A run from checkpoint `checkpointId`: LangGraph writes its steps as a new branch. */
-  private async fork(thread: Thread, checkpointId: string, text: string | null): Promise<void> {
-    const meta = (thread.metadata ?? {}) as Record<string, unknown>;
-    const assistantId = String(meta.assistant_id ?? meta.graph_id ?? "");
-    if (!assistantId) {
-      this.errors.append(errorBox("This thread's metadata names no assistant to run."));
-      return;
-    }
-    const input = text === null ? null : { messages: [{ role: "user", content: text }] };
-    try {
-      await call((c) => c.runs.wait(thread.thread_id, assistantId, { input, checkpointId }));
-      announce("Forked: a new branch was added");
-      await this.open(thread.thread_id);
-    } catch (err) {
-      this.errors.append(errorBox(`Fork failed: ${errorText(err)}`));
-    }
   }
 }

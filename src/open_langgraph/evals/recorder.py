@@ -8,41 +8,11 @@ from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
 from open_langgraph.envs.webshop import WebShopEnv
-
-
-def message_to_dict(message: BaseMessage) -> dict[str, Any]:
-    """A message as JSON: its type, text and tool calls (ids left out: they are random)."""
-    data: dict[str, Any] = {"type": message.type, "content": message.content}
-    calls = getattr(message, "tool_calls", None)
-    if calls:
-        data["tool_calls"] = [{"name": c["name"], "args": c["args"]} for c in calls]
-    return data
-
-
-def message_from_dict(data: dict[str, Any]) -> AIMessage:
-    calls = [
-        {"name": c["name"], "args": c["args"], "id": f"replay_{i}", "type": "tool_call"}
-        for i, c in enumerate(data.get("tool_calls") or [])
-    ]
-    return AIMessage(content=data.get("content") or "", tool_calls=calls)
-
-
-def call_request(messages: list[BaseMessage], params: dict[str, Any]) -> dict[str, Any]:
-    """A model call's input as recorded: the messages plus the bound tools and choice."""
-    tools = params.get("tools") or []
-    names = []
-    for tool in tools:
-        fn = tool.get("function", tool) if isinstance(tool, dict) else {}
-        names.append(fn.get("name", str(tool)))
-    return {
-        "messages": [message_to_dict(m) for m in messages],
-        "tools": names,
-        "tool_choice": params.get("tool_choice"),
-    }
+from open_langgraph.observability.call_records import call_request, message_to_dict, token_usage
 
 
 class EpisodeRecorder(BaseCallbackHandler):
@@ -75,15 +45,15 @@ class EpisodeRecorder(BaseCallbackHandler):
         generation = response.generations[0][0]
         message = getattr(generation, "message", None)
         usage = getattr(message, "usage_metadata", None) or {}
+        tokens = token_usage(message)
         with self._lock:
             call = self._pending.pop(run_id, {"input": None})
             call["output"] = message_to_dict(message) if message is not None else None
             call["usage"] = dict(usage)
             self.llm_calls += 1
-            self.prompt_tokens += int(usage.get("input_tokens") or 0)
-            self.completion_tokens += int(usage.get("output_tokens") or 0)
-            details = usage.get("input_token_details") or {}
-            self.cached_prompt_tokens += int(details.get("cache_read") or 0)
+            self.prompt_tokens += tokens["input"]
+            self.completion_tokens += tokens["output"]
+            self.cached_prompt_tokens += tokens["cached"]
             self._done.append(call)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:

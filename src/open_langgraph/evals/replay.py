@@ -26,7 +26,7 @@ from pydantic import PrivateAttr
 
 from open_langgraph.envs.webshop import WebShopEnv
 from open_langgraph.evals.episode import RECORDING_VERSION, run_episode
-from open_langgraph.evals.recorder import call_request, message_from_dict
+from open_langgraph.observability.call_records import call_request, message_from_dict
 
 
 class ReplayMismatch(AssertionError):

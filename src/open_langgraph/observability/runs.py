@@ -19,6 +19,7 @@ from open_langgraph.observability import metrics
 from open_langgraph.observability.logs import logging_run
 from open_langgraph.observability.model_calls import ModelCallMetrics
 from open_langgraph.observability.run_context import RunIdentity
+from open_langgraph.observability.run_trace import RunTrace
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +85,10 @@ class RunObservation:
         self._began: float | None = None
         self._span: Any = None
         self._call_spans: Any = None
-        self.callbacks: list[Any] = [ModelCallMetrics()] if _METRICS else []
+        self.trace = RunTrace()
+        self.callbacks: list[Any] = [self.trace]
+        if _METRICS:
+            self.callbacks.append(ModelCallMetrics())
 
     def started(self) -> None:
         self._began = time.monotonic()

@@ -89,6 +89,11 @@ class RunDispatcher(abc.ABC):
         """The in-memory stream of a run executing in this process, if there is one."""
         return None
 
+    def live_trace(self, run_id: str) -> dict[str, Any] | None:
+        """The trace so far of a run executing in this process (a queue worker's runs show
+        theirs once they end)."""
+        return None
+
     # -- lifecycle -------------------------------------------------------------------------
     @abc.abstractmethod
     async def recover(self) -> None:
@@ -177,6 +182,12 @@ class LocalDispatcher(RunDispatcher):
 
     def live_stream(self, run_id: str) -> RunEventStream | None:
         return self._broker.get(run_id)
+
+    def live_trace(self, run_id: str) -> dict[str, Any] | None:
+        handle = self.manager.handle(run_id)
+        if handle is None or handle.observation is None:
+            return None
+        return handle.observation.trace.snapshot(complete=False)
 
     async def recover(self) -> None:
         await self.manager.recover()

@@ -484,6 +484,7 @@ class RunManager:
             error=outcome.error,
             events=events,
             thread_update=thread_update,
+            trace=handle.observation.trace.stored() if handle.observation else None,
         )
 
     async def _release(self, handle: RunHandle) -> None:

@@ -39,10 +39,15 @@ from open_langgraph.runtime.manager import RunHandle, RunManager, RunOutcome
 from open_langgraph.runtime.outage import database_unavailable
 from open_langgraph.runtime.settling import retrying
 from open_langgraph.runtime.webhooks import WebhookSender
+from open_langgraph.serde import dumps
 from open_langgraph.storage.base import Storage, StoredEvent, ThreadUpdate
 from open_langgraph.storage.postgres.queue import PostgresRunQueue
 
 logger = logging.getLogger(__name__)
+
+LIVE_TRACE_SECONDS = 1.0
+"""How often a worker stores the traces of its runs still executing, and how long a run
+executes before its trace is stored before its end."""
 
 
 @dataclass(slots=True)
@@ -168,6 +173,10 @@ class QueueRunManager(RunManager):
         #: Set when a run ended in a way that may have made a queued run claimable (its
         #: thread has more runs, or it was cancelled); the claim loop looks again only then.
         self.claim_hint = False
+        #: The write of live traces in progress (`flush_live_traces`), which a run's end
+        #: waits for, so that its complete trace is the one that stays.
+        self._trace_flush: asyncio.Future[None] | None = None
+        self._flushed_versions: dict[str, int] = {}
 
     @property
     def running(self) -> int:
@@ -193,6 +202,37 @@ class QueueRunManager(RunManager):
         start = ThreadEvent(*run_start_event(handle.run_id, attempt), handle.run_id, 0)
         self._writer.push(relay, start, stored=True)
 
+    async def flush_live_traces(self, older_than: float) -> None:
+        """Store the traces so far of runs executing longer than `older_than` seconds that
+        changed since the last flush: what API processes show of a worker's running run.
+        Shorter runs store theirs only at their end."""
+        traces = []
+        for handle in self.all_handles():
+            trace = handle.observation.trace if handle.observation else None
+            if trace is None or trace.closed or trace.age() < older_than:
+                continue
+            if self._flushed_versions.get(handle.run_id) == trace.version:
+                continue
+            self._flushed_versions[handle.run_id] = trace.version
+            traces.append((handle.run_id, dumps(trace.snapshot(complete=False))))
+        if not traces:
+            return
+        self._trace_flush = asyncio.ensure_future(self._queue.store_live_traces(traces))
+        try:
+            await asyncio.shield(self._trace_flush)
+        finally:
+            self._trace_flush = None
+
+    async def _final_trace(self, handle: RunHandle) -> bytes | None:
+        """The run's trace for its end, once no live copy of it is being written."""
+        if handle.observation is None:
+            return None
+        handle.observation.trace.closed = True
+        if self._trace_flush is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._trace_flush)
+        return handle.observation.trace.stored()
+
     async def _store_outcome(
         self,
         handle: RunHandle,
@@ -201,6 +241,7 @@ class QueueRunManager(RunManager):
         events: list[StoredEvent],
     ) -> None:
         relay = self._relays.get(handle.run_id)
+        trace = await self._final_trace(handle)
         await self._writer.drain()
         self.ending.add(handle.run_id)
         stored = await self._queue.finish_claimed(
@@ -213,6 +254,7 @@ class QueueRunManager(RunManager):
             thread_update=thread_update,
             first_seq=handle.stream.first_seq,
             kept_seqs=[event.seq for event in events],
+            trace=trace,
         )
         if thread_update is None or thread_update.status == "busy":
             # `finish_claimed` marks the thread busy when more of its runs are in flight.
@@ -290,6 +332,7 @@ class QueueRunManager(RunManager):
             self.claim_hint = True
         self.ending.discard(handle.run_id)
         self._relays.pop(handle.run_id, None)
+        self._flushed_versions.pop(handle.run_id, None)
         self.on_settled.set()
 
     def still_executing(self, run_id: str) -> bool:
@@ -364,6 +407,7 @@ class QueueWorker:
         self._tasks = [
             asyncio.create_task(self._claim_loop(), name="worker-claim"),
             asyncio.create_task(self._lease_loop(), name="worker-leases"),
+            asyncio.create_task(self._trace_loop(), name="worker-traces"),
             asyncio.create_task(self._listen_wake(wake), name="worker-wake"),
             asyncio.create_task(self._listen_cancel(cancels), name="worker-cancel"),
         ]
@@ -474,6 +518,16 @@ class QueueWorker:
                     )
             except Exception:
                 logger.exception("worker %s: renewing leases failed", self.worker_id)
+
+    async def _trace_loop(self) -> None:
+        """Every `LIVE_TRACE_SECONDS`, the traces of runs executing longer than that, for
+        API processes to show while the run goes on (`GET .../runs/{id}/trace`)."""
+        while True:
+            await asyncio.sleep(LIVE_TRACE_SECONDS)
+            try:
+                await self.manager.flush_live_traces(LIVE_TRACE_SECONDS)
+            except Exception as exc:
+                logger.warning("worker %s: storing live traces failed: %s", self.worker_id, exc)
 
     def _before_model_load(self, loop: asyncio.AbstractEventLoop) -> LoadHook:
         """The hook run before a model load freezes this process (models/local/runner.py):

@@ -21,6 +21,7 @@ from open_langgraph.runtime.manager import CancelAction, RunOutcome, new_run_rec
 from open_langgraph.runtime.protocol_run import PROTOCOL_STREAM_MODE
 from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
 from open_langgraph.runtime.webhooks import WebhookSender
+from open_langgraph.serde import loads
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.request_headers import configurable_headers
 from open_langgraph.services.run_request import RunCreate
@@ -329,6 +330,24 @@ class RunService:
         ):
             raise NotFound(f"Run {run_id} not found on thread {thread_id}")
         return run
+
+    async def trace(self, thread_id: str, run_id: str) -> dict[str, Any]:
+        """What the run did inside (`observability.run_trace`): live while it executes in
+        this process, as stored once it ended; no spans for a run that has none stored (a
+        worker's run still executing, events past their retention, a graph with no model)."""
+        run = await self.get(thread_id, run_id)
+        trace: dict[str, Any] | None = None
+        if run["status"] not in FINISHED:
+            trace = self._dispatch.live_trace(run_id)
+        if trace is None:
+            stored = await self._storage.get_run_trace(run_id)
+            if stored is not None:
+                trace = loads(stored)
+        if trace is None:
+            finished = run["status"] in FINISHED
+            trace = {"started_at": None, "duration_ms": None, "dropped": 0, "spans": []}
+            trace["complete"] = finished
+        return {"run_id": run_id, "thread_id": thread_id, "status": run["status"], **trace}
 
     async def list_for_thread(
         self, thread_id: str, *, limit: int, offset: int, status: RunStatus | None

@@ -176,6 +176,7 @@ class EncryptedRecords:
         error: dict[str, Any] | None,
         events: Sequence[StoredEvent],
         thread_update: ThreadUpdate | None,
+        trace: bytes | None = None,
         **kwargs: Any,
     ) -> None:
         if self._json is not None:
@@ -187,14 +188,24 @@ class EncryptedRecords:
                 StoredEvent(e.seq, e.event, await blobs.seal("run", "events", e.data))
                 for e in events
             ]
+            if trace is not None:
+                trace = await blobs.seal("run", "trace", trace)
         await super().finish_run(  # type: ignore[misc]
             run_id,
             output=output,
             error=error,
             events=events,
             thread_update=await self._sealed_update(thread_update),
+            trace=trace,
             **kwargs,
         )
+
+    async def get_run_trace(self, run_id: str) -> bytes | None:
+        trace: bytes | None = await super().get_run_trace(run_id)  # type: ignore[misc]
+        blobs = None if self._cipher is None else self._cipher.blobs
+        if blobs is None or trace is None:
+            return trace
+        return await blobs.open("run", "trace", trace)
 
     async def get_run_events(self, run_id: str, after_seq: int = -1) -> list[StoredEvent]:
         events: list[StoredEvent] = await super().get_run_events(run_id, after_seq)  # type: ignore[misc]

@@ -55,7 +55,7 @@ class RunQueries(SqlBackend):
 
     async def delete_runs(self, run_ids: Sequence[str]) -> None:
         async with self.atomic() as tx:
-            for table in ("run_events", "runs"):
+            for table in ("run_events", "run_traces", "runs"):
                 params: list[Any] = []
                 listed = self.dialect.any_of("run_id", run_ids, params)
                 await tx.run(f"DELETE FROM {table} WHERE {listed}", params)
@@ -75,6 +75,7 @@ class RunQueries(SqlBackend):
         error: dict[str, Any] | None,
         events: Sequence[StoredEvent],
         thread_update: ThreadUpdate | None,
+        trace: bytes | None = None,
     ) -> None:
         d = self.dialect
         async with self.atomic() as tx:
@@ -89,6 +90,12 @@ class RunQueries(SqlBackend):
                     "ON CONFLICT DO NOTHING",
                     [(run_id, e.seq, e.event, e.data) for e in events],
                 )
+            if trace is not None:
+                await tx.run(
+                    "INSERT INTO run_traces (run_id, data) VALUES (?, ?) "
+                    "ON CONFLICT (run_id) DO UPDATE SET data = excluded.data",
+                    (run_id, trace),
+                )
             if thread_update is not None:
                 row = await tx.one("SELECT thread_id FROM runs WHERE run_id = ?", (run_id,))
                 if row is not None:
@@ -101,20 +108,25 @@ class RunQueries(SqlBackend):
         )
         return [StoredEvent(seq, event, bytes(data)) for seq, event, data in rows]
 
+    async def get_run_trace(self, run_id: str) -> bytes | None:
+        row = await self.sql.one("SELECT data FROM run_traces WHERE run_id = ?", (run_id,))
+        return None if row is None else bytes(row[0])
+
     async def delete_run_events_before(self, cutoff: str, max_runs: int) -> int:
         async with self.atomic() as tx:
             rows = await tx.all(
                 f"SELECT run_id FROM runs WHERE updated_at < {self.dialect.time_param} "
                 f"AND status NOT IN {_IN_FLIGHT} "
-                "AND EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = runs.run_id) "
+                "AND (EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = runs.run_id) "
+                "OR EXISTS (SELECT 1 FROM run_traces t WHERE t.run_id = runs.run_id)) "
                 "ORDER BY updated_at LIMIT ?",
                 (cutoff, max_runs),
             )
             run_ids = [row[0] for row in rows]
-            if run_ids:
+            for table in ("run_events", "run_traces") if run_ids else ():
                 params: list[Any] = []
                 listed = self.dialect.any_of("run_id", run_ids, params)
-                await tx.run(f"DELETE FROM run_events WHERE {listed}", params)
+                await tx.run(f"DELETE FROM {table} WHERE {listed}", params)
         return len(run_ids)
 
     async def runs_in_flight(self) -> list[dict[str, Any]]:

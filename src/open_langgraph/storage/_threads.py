@@ -62,12 +62,13 @@ def thread_update_statement(
 
 
 async def delete_thread_rows(tx: Statements, thread_id: str) -> int:
-    """Delete the thread with its runs, their events, its TTL and its crons; 1 if it existed,
-    else 0."""
-    await tx.run(
-        "DELETE FROM run_events WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)",
-        (thread_id,),
-    )
+    """Delete the thread with its runs, their events and traces, its TTL and its crons; 1 if
+    it existed, else 0."""
+    for table in ("run_events", "run_traces"):
+        await tx.run(
+            f"DELETE FROM {table} WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)",
+            (thread_id,),
+        )
     await tx.run("DELETE FROM runs WHERE thread_id = ?", (thread_id,))
     await tx.run("DELETE FROM thread_ttls WHERE thread_id = ?", (thread_id,))
     await tx.run("DELETE FROM crons WHERE thread_id = ?", (thread_id,))

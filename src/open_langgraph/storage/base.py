@@ -304,7 +304,8 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     async def delete_runs(self, run_ids: Sequence[str]) -> None:
-        """Delete runs with their events (checkpoints stay; rollback removes those)."""
+        """Delete runs with their events and traces (checkpoints stay; rollback removes
+        those)."""
 
     @abc.abstractmethod
     async def finish_run(
@@ -316,8 +317,10 @@ class Storage(abc.ABC):
         error: dict[str, Any] | None,
         events: Sequence[StoredEvent],
         thread_update: ThreadUpdate | None,
+        trace: bytes | None = None,
     ) -> None:
-        """Record a run's outcome, its unstored events and its thread's new state at once."""
+        """Record a run's outcome, its unstored events, its trace (`observability.run_trace`)
+        and its thread's new state at once."""
 
     @abc.abstractmethod
     async def set_run_status(self, run_id: str, status: RunStatus) -> None: ...
@@ -326,10 +329,14 @@ class Storage(abc.ABC):
     async def get_run_events(self, run_id: str, after_seq: int = -1) -> list[StoredEvent]: ...
 
     @abc.abstractmethod
+    async def get_run_trace(self, run_id: str) -> bytes | None:
+        """The trace stored with the run's end (JSON), if it has one."""
+
+    @abc.abstractmethod
     async def delete_run_events_before(self, cutoff: str, max_runs: int) -> int:
-        """Delete the stored events of up to `max_runs` runs that ended before `cutoff` (an
-        ISO-8601 UTC time), oldest first; returns how many runs lost their events. The runs
-        themselves, with their status and output, stay."""
+        """Delete the stored events and traces of up to `max_runs` runs that ended before
+        `cutoff` (an ISO-8601 UTC time), oldest first; returns how many runs lost them. The
+        runs themselves, with their status and output, stay."""
 
     @abc.abstractmethod
     async def runs_in_flight(self) -> list[dict[str, Any]]:

@@ -91,6 +91,14 @@ async def delete_run(thread_id: str, run_id: str, services: ServicesDep) -> Resp
     return Response(status_code=204)
 
 
+@router.get("/threads/{thread_id}/runs/{run_id}/trace")
+async def get_run_trace(thread_id: str, run_id: str, services: ServicesDep) -> JSONResponse:
+    """What the run did inside: its nodes, model calls (model, latency, first token, tokens,
+    prompt and reply) and tool calls (arguments, result, duration) as timed spans. An Open
+    LangGraph addition (the Platform keeps traces in LangSmith)."""
+    return JSONResponse(await services.runs.trace(thread_id, run_id))
+
+
 @router.get("/threads/{thread_id}/runs/{run_id}/join")
 async def join_run(thread_id: str, run_id: str, services: ServicesDep) -> JSONResponse:
     outcome = await services.runs.outcome(thread_id, run_id)

@@ -176,6 +176,16 @@ CREATE INDEX crons_thread ON crons (thread_id);
 CREATE INDEX crons_metadata ON crons USING GIN (metadata jsonb_path_ops);
 """,
     ),
+    Migration(
+        5,
+        "run traces: each run's nodes, model calls and tool calls (the web UI's trace view)",
+        """
+CREATE TABLE run_traces (
+    run_id TEXT PRIMARY KEY,
+    data BYTEA NOT NULL
+);
+""",
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

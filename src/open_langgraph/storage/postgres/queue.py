@@ -299,6 +299,16 @@ class PostgresRunQueue(PostgresBase):
             ),
         )
 
+    async def store_live_traces(self, traces: Sequence[tuple[str, bytes]]) -> None:
+        """Store (run id, trace so far) pairs of runs still executing, for API processes to
+        show; the run's end replaces them (`finish_claimed`)."""
+        await self._relaxed(
+            "INSERT INTO run_traces (run_id, data) "
+            "SELECT * FROM unnest(%s::text[], %s::bytea[]) "
+            "ON CONFLICT (run_id) DO UPDATE SET data = excluded.data",
+            ([run_id for run_id, _ in traces], [data for _, data in traces]),
+        )
+
     async def finish_claimed(
         self,
         run_id: str,
@@ -311,6 +321,7 @@ class PostgresRunQueue(PostgresBase):
         thread_update: ThreadUpdate | None,
         first_seq: int,
         kept_seqs: Sequence[int],
+        trace: bytes | None = None,
     ) -> bool:
         """Store the end of a run this worker still holds; False if its lease was lost (the
         run is someone else's now, and this attempt's end must not count).
@@ -326,6 +337,12 @@ class PostgresRunQueue(PostgresBase):
                 "DELETE FROM run_events WHERE run_id = %s AND seq >= %s AND NOT (seq = ANY(%s))",
                 (run_id, first_seq, list(kept_seqs)),
             )
+            if trace is not None:
+                await conn.execute(
+                    "INSERT INTO run_traces (run_id, data) VALUES (%s, %s) "
+                    "ON CONFLICT (run_id) DO UPDATE SET data = excluded.data",
+                    (run_id, trace),
+                )
         return True
 
 

@@ -89,6 +89,10 @@ CREATE TABLE IF NOT EXISTS run_events (
     data BLOB NOT NULL,
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS run_traces (
+    run_id TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS crons (
     cron_id TEXT PRIMARY KEY,
     assistant_id TEXT NOT NULL,
