@@ -13,13 +13,13 @@ from functools import cache
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool, ToolException, tool
 from langgraph.prebuilt import ToolRuntime
 from pydantic import Field
 
 from graphs.react_agent.context import Context
 from open_langgraph.envs.webshop.lucene import EnglishAnalyzer
+from open_langgraph.models.tool_use import latest_question
 from open_langgraph.tools import (
     CalculatorError,
     DateExpressionError,
@@ -46,7 +46,7 @@ def search_tool(
     # that find the answer ("by default", "seconds"): on the tuning questions its queries
     # found the answer in the top 3 for 4 of 8, the questions for 8 of 8, both taken in turn
     # for 8 of 8 (docs/agents/react_agent.md).
-    question = _latest_question(runtime.state)
+    question = _searchable_question(runtime.state)
     try:
         rankings = [search(query, max_results=limit)]
         if question and question.strip().lower() != query.strip().lower():
@@ -65,15 +65,12 @@ def search_tool(
     )
 
 
-def _latest_question(state: object) -> str:
-    """The text of the conversation's last human message ("" without one, or beyond 500
-    characters: a long message is a document to work on, not a search)."""
+def _searchable_question(state: object) -> str:
+    """The person's latest question, to search for beside the model's query ("" without one,
+    or beyond 500 characters: a long message is a document to work on, not a search)."""
     messages = state.get("messages", []) if isinstance(state, dict) else []
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            text = message.text.strip()
-            return text if len(text) <= 500 else ""
-    return ""
+    text = latest_question(messages).strip()
+    return text if len(text) <= 500 else ""
 
 
 @cache

@@ -23,6 +23,7 @@ from graphs.subgraph_agent.context import Context
 from graphs.subgraph_agent.prompts import NOTES_HEADING
 from graphs.subgraph_agent.state import State
 from open_langgraph.models import load_chat_model
+from open_langgraph.models.tool_use import latest_question
 
 
 def conversation(messages: list[AnyMessage]) -> list[AnyMessage]:
@@ -39,9 +40,7 @@ async def research(
 ) -> dict[str, Any]:
     """Hand the latest question, with the conversation for context, to the research subgraph."""
     settings = Context.resolve(runtime.context, config)
-    question = next(
-        (m.text for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), ""
-    )
+    question = latest_question(state["messages"])
     if not question.strip():
         raise ValueError("the subgraph agent needs a user message to research")
     result = await react_agent.ainvoke(

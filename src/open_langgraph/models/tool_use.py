@@ -68,6 +68,14 @@ def current_turn(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     return list(messages)
 
 
+def latest_question(messages: Sequence[BaseMessage]) -> str:
+    """The text of the last human message: what the person asks now ("" without one)."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return message.text
+    return ""
+
+
 def call_key(name: str, args: Any) -> str:
     """Identity of a call for the repeat guard: tool name plus arguments, key order ignored."""
     return f"{name}:{json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)}"
