@@ -72,9 +72,13 @@ def test_react_agent_reply_streams_token_by_token_with_the_tool_call_folded(
     )
     call = log.locator("details.tool-call").last
     expect(call.locator("summary")).to_have_text("Tool call: calculator")
-    expect(call.locator("pre")).not_to_be_visible()  # folded until opened
+    arguments = call.get_by_role("table", name="Arguments of calculator")
+    expect(arguments).not_to_be_visible()  # folded until opened
     call.locator("summary").click()
-    expect(call.locator("pre")).to_contain_text('"expression": "6 * 7"')
+    # A few plain arguments read as a table of name and value.
+    expect(arguments.get_by_role("row")).to_have_count(1)
+    expect(arguments.get_by_role("rowheader")).to_have_text("expression")
+    expect(arguments.get_by_role("cell")).to_have_text("6 * 7")
     expect(log.locator("details.tool-result summary").last).to_have_text("Tool result: calculator")
 
 

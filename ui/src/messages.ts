@@ -235,7 +235,7 @@ export class Transcript {
         "details",
         { class: "tool-call", open },
         h("summary", {}, `Tool call: ${call.name}`),
-        pre(call.args, `Arguments of ${call.name}`),
+        argumentsView(call.args, call.name),
       );
       if (details) details.replaceWith(fresh);
       else tool.prepend(fresh);
@@ -266,4 +266,25 @@ export class Transcript {
       this.currentTurn().append(h("div", { class: "tool", "data-state": failed ? "error" : "done" }, fresh));
     }
   }
+}
+
+const MAX_TABLE_ARGUMENTS = 8;
+
+/** A tool call's arguments: a small table of name and value when they are a few plain values
+ * (`expression | 6 * 7` reads faster than JSON), else the JSON itself. */
+export function argumentsView(args: unknown, tool: string): HTMLElement {
+  const entries = args && typeof args === "object" && !Array.isArray(args) ? Object.entries(args) : null;
+  const plain = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+  if (!entries?.length || entries.length > MAX_TABLE_ARGUMENTS || !entries.every(([, v]) => plain(v))) {
+    return pre(args, `Arguments of ${tool}`);
+  }
+  return h(
+    "table",
+    { class: "tool-args", "aria-label": `Arguments of ${tool}` },
+    h(
+      "tbody",
+      {},
+      entries.map(([name, value]) => h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, String(value)))),
+    ),
+  );
 }
