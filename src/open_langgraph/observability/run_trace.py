@@ -31,6 +31,10 @@ rest (`dropped`)."""
 MAX_TEXT = 16_000
 """Characters kept of one message, tool input or tool result; the rest is cut, and says so."""
 
+MAX_PROMPT_MESSAGES = 12
+"""Messages kept of a model call's prompt, besides its first (the system prompt): the latest
+ones. A long thread's every call would otherwise store the whole conversation again."""
+
 _STOPPED_BY = {"GraphInterrupt", "NodeInterrupt", "ParentCommand", "GraphBubbleUp"}
 """Exceptions that end a node without failing it: an interrupt, a command to the parent."""
 
@@ -46,6 +50,16 @@ def _cut(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _cut(v) for k, v in value.items()}
     return value
+
+
+def _kept_prompt(prompt: dict[str, Any]) -> dict[str, Any]:
+    """The prompt with its middle messages left out past `MAX_PROMPT_MESSAGES`, saying so."""
+    messages = prompt["messages"]
+    if len(messages) <= MAX_PROMPT_MESSAGES + 1:
+        return prompt
+    left_out = len(messages) - MAX_PROMPT_MESSAGES - 1
+    marker = {"type": "omitted", "content": f"{left_out} earlier messages not kept"}
+    return {**prompt, "messages": [messages[0], marker, *messages[-MAX_PROMPT_MESSAGES:]]}
 
 
 def _task_ns(metadata: dict[str, Any] | None) -> str | None:
@@ -177,7 +191,7 @@ class RunTrace(BaseCallbackHandler):
             model_name(serialized, metadata, **kwargs),
             metadata,
             first_token_ms=None,
-            prompt=_cut(call_request(messages[0] if messages else [], params)),
+            prompt=_cut(_kept_prompt(call_request(messages[0] if messages else [], params))),
         )
 
     def on_llm_start(
