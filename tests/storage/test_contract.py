@@ -565,15 +565,9 @@ async def test_delete_run_events_before_keeps_runs_and_recent_events(storage: St
     assert (await storage.get_run("old1"))["status"] == "success"
 
 
-async def test_a_run_trace_is_stored_with_its_end_and_goes_with_the_run(storage: Storage):
-    """The trace view reads what the run's end stored; deleting the run, its thread, or its
-    events past their retention takes the trace too."""
-    await storage.create_thread(thread_id="t", metadata={}, if_exists="raise")
-    for run_id in ("r1", "r2", "r3"):
-        await storage.create_run(_run(run_id, "t"), ThreadUpdate())
-    trace = b'{"spans": [{"kind": "model", "name": "m"}]}'
+async def _finish_traced(storage: Storage, run_id: str, trace: bytes | None) -> None:
     await storage.finish_run(
-        "r1",
+        run_id,
         status="success",
         output=None,
         error=None,
@@ -581,50 +575,34 @@ async def test_a_run_trace_is_stored_with_its_end_and_goes_with_the_run(storage:
         thread_update=None,
         trace=trace,
     )
-    await storage.finish_run(
-        "r2", status="success", output=None, error=None, events=[], thread_update=None
-    )
+
+
+async def test_a_run_trace_is_stored_with_its_end_and_goes_with_the_run(storage: Storage):
+    """The trace view reads what the run's end stored; deleting the run, its thread, or its
+    events past their retention takes the trace too."""
+    await storage.create_thread(thread_id="t", metadata={}, if_exists="raise")
+    for run_id in ("r1", "r2", "r3", "r4"):
+        await storage.create_run(_run(run_id, "t"), ThreadUpdate())
+    trace = b'{"spans": [{"kind": "model", "name": "m"}]}'
+    await _finish_traced(storage, "r1", trace)
+    await _finish_traced(storage, "r2", None)
     assert await storage.get_run_trace("r1") == trace
     assert await storage.get_run_trace("r2") is None
     # Finishing again (a retry after a fault) keeps one trace: the newest.
-    await storage.finish_run(
-        "r1",
-        status="success",
-        output=None,
-        error=None,
-        events=[],
-        thread_update=None,
-        trace=b'{"spans": []}',
-    )
+    await _finish_traced(storage, "r1", b'{"spans": []}')
     assert await storage.get_run_trace("r1") == b'{"spans": []}'
 
     await storage.delete_runs(["r1"])
     assert await storage.get_run_trace("r1") is None
 
-    await storage.finish_run(
-        "r3",
-        status="success",
-        output=None,
-        error=None,
-        events=[],
-        thread_update=None,
-        trace=trace,
-    )
+    await _finish_traced(storage, "r3", trace)
     cutoff = (datetime.now(UTC) + timedelta(seconds=1)).isoformat(timespec="microseconds")
+    await storage.set_run_status("r4", "running")  # still executing: kept
     assert await storage.delete_run_events_before(cutoff, 10) == 1  # r3: a trace, no events
     assert await storage.get_run_trace("r3") is None
     assert (await storage.get_run("r3"))["status"] == "success"
 
-    await storage.create_run(_run("r4", "t"), ThreadUpdate())
-    await storage.finish_run(
-        "r4",
-        status="success",
-        output=None,
-        error=None,
-        events=[],
-        thread_update=None,
-        trace=trace,
-    )
+    await _finish_traced(storage, "r4", trace)
     assert await storage.delete_thread("t") is True
     assert await storage.get_run_trace("r4") is None
 
