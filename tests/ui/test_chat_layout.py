@@ -307,3 +307,29 @@ def test_the_chat_opens_on_react_agent(page: Page, served: ServerProcess) -> Non
     expect(page.locator("#assistant-select option:checked")).to_have_text("react_agent")
     # The address names it, so a reload keeps it.
     expect(page).to_have_url(re.compile(r"#/chat\?assistant=react_agent$"))
+
+
+def test_tool_calls_can_be_hidden_and_the_choice_is_remembered(
+    page: Page, served: ServerProcess
+) -> None:
+    open_chat(page, served, "react_agent")
+    send(page, "calculate 6 * 7")
+    expect(page.get_by_role("status")).to_have_text(DONE)
+    log = page.get_by_role("log", name="Conversation")
+    call = log.locator("details.tool-call")
+    answer = log.get_by_text("The calculator says 42. That is the answer.")
+    toggle = page.get_by_role("checkbox", name="Tool calls")
+    expect(toggle).to_be_checked()
+    expect(call).to_be_visible()
+
+    # Unticked: only what was said; the answer stays.
+    toggle.uncheck()
+    expect(call).to_be_hidden()
+    expect(log.locator("details.tool-result")).to_be_hidden()
+    expect(answer).to_be_visible()
+    page.reload()
+    expect(page.get_by_role("checkbox", name="Tool calls")).not_to_be_checked()
+    expect(log.get_by_text("The calculator says 42. That is the answer.")).to_be_visible()
+    expect(log.locator("details.tool-call")).to_be_hidden()
+    page.get_by_role("checkbox", name="Tool calls").check()
+    expect(log.locator("details.tool-call")).to_be_visible()

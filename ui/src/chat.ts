@@ -24,6 +24,7 @@ import { traceHref } from "./trace_link";
 const STREAM_MODES = ["messages-tuple", "values", "updates", "custom", "tasks"] as const;
 /** Whether the graph is shown beside the conversation, kept over reloads. */
 const GRAPH_KEY = "olg.ui.graph";
+const TOOLS_KEY = "olg.ui.tools";
 const RECONNECT_ATTEMPTS = 5;
 /** The assistant the chat opens on when the address names none. */
 const DEFAULT_GRAPH = "react_agent";
@@ -44,6 +45,15 @@ const icon = (path: string) => {
 
 /** The label of an assistant in the picker: its graph, and its name when that differs. */
 const assistantLabel = (a: Assistant) => (a.name === a.graph_id ? a.graph_id : `${a.name} (${a.graph_id})`);
+
+/** Whether tool calls are shown in the conversation (the person's last choice; shown by default). */
+function storedToolsShown(): boolean {
+  try {
+    return localStorage.getItem(TOOLS_KEY) !== "hidden";
+  } catch {
+    return true;
+  }
+}
 
 function storedGraphOpen(): boolean {
   try {
@@ -109,6 +119,8 @@ export class ChatView {
   private stage = h("p", { class: "stage", "aria-live": "polite" });
   /** The run's trace (the thread's latest run until this page started one). */
   private traceLink = h("a", { class: "trace-link", hidden: true }, "Trace");
+  /** Unticked, the conversation shows only what was said (as Agent Chat UI's "Hide Tool Calls"). */
+  private toolsToggle = h("input", { type: "checkbox", id: "tools-toggle", checked: storedToolsShown() });
   private interruptBox = h("div", { class: "interrupts" });
   private errors = h("div", { class: "errors" });
   private input = h("textarea", {
@@ -210,7 +222,14 @@ export class ChatView {
           h(
             "div",
             { class: "column" },
-            h("div", { class: "run-line" }, this.status, this.stage, this.traceLink),
+            h(
+              "div",
+              { class: "run-line" },
+              this.status,
+              this.stage,
+              this.traceLink,
+              h("label", { class: "tools-toggle", for: "tools-toggle" }, this.toolsToggle, "Tool calls"),
+            ),
             form,
             h("small", { id: "chat-input-hint", class: "hint" }, "Enter sends; Shift+Enter adds a line."),
           ),
@@ -219,6 +238,8 @@ export class ChatView {
     );
     this.setSidebar(this.wide.matches);
     this.setGraph(storedGraphOpen());
+    this.showTools(this.toolsToggle.checked);
+    this.toolsToggle.addEventListener("change", () => this.showTools(this.toolsToggle.checked, true));
   }
 
   /** List the assistants and open the one (and the thread) the address names; else keep the
@@ -349,6 +370,17 @@ export class ChatView {
     const params = new URLSearchParams({ assistant: unique ? assistant.name : assistant.assistant_id });
     if (this.threadId) params.set("thread", this.threadId);
     history.replaceState(history.state, "", `#/chat?${params}`);
+  }
+
+  /** Show or hide the tool calls and their results in the conversation. */
+  private showTools(shown: boolean, remember = false): void {
+    this.root.dataset.tools = shown ? "shown" : "hidden";
+    if (!remember) return;
+    try {
+      localStorage.setItem(TOOLS_KEY, shown ? "shown" : "hidden");
+    } catch {
+      /* not kept (storage refused) */
+    }
   }
 
   /** Show or hide the graph: beside the conversation when the page is wide, above it on a
