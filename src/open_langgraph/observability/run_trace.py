@@ -185,14 +185,8 @@ class RunTrace(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         params = kwargs.get("invocation_params") or {}
-        self._begin(
-            run_id,
-            "model",
-            model_name(serialized, metadata, **kwargs),
-            metadata,
-            first_token_ms=None,
-            prompt=_cut(_kept_prompt(call_request(messages[0] if messages else [], params))),
-        )
+        prompt = _kept_prompt(call_request(messages[0] if messages else [], params))
+        self._begin_model(run_id, serialized, metadata, prompt, kwargs)
 
     def on_llm_start(
         self,
@@ -203,14 +197,19 @@ class RunTrace(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        self._begin(
-            run_id,
-            "model",
-            model_name(serialized, metadata, **kwargs),
-            metadata,
-            first_token_ms=None,
-            prompt={"messages": [{"type": "text", "content": _cut(p)} for p in prompts]},
-        )
+        prompt = {"messages": [{"type": "text", "content": p} for p in prompts]}
+        self._begin_model(run_id, serialized, metadata, prompt, kwargs)
+
+    def _begin_model(
+        self,
+        run_id: UUID,
+        serialized: dict[str, Any] | None,
+        metadata: dict[str, Any] | None,
+        prompt: dict[str, Any],
+        kwargs: dict[str, Any],
+    ) -> None:
+        name = model_name(serialized, metadata, **kwargs)
+        self._begin(run_id, "model", name, metadata, first_token_ms=None, prompt=_cut(prompt))
 
     def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
         span = self._open.get(run_id)
