@@ -795,6 +795,27 @@ async def _runs_get(w: World) -> None:
     assert (await w.b.runs.get(w.b_thread, w.b_run))["status"] == "success"
 
 
+@case("GET", "/threads/{thread_id}/runs/{run_id}/trace")
+async def _runs_trace(w: World) -> None:
+    # A trace carries prompts and tool results: reading it is reading the thread.
+    for thread_id, run_id in (
+        (w.a_thread, w.a_run),
+        (w.b_thread, w.a_run),
+        (w.busy_thread, w.busy_run),
+        (w.b_thread, w.busy_run),
+        (w.a_thread, w.b_run),
+    ):
+        assert_status(
+            await raw(w.b, "GET", f"/threads/{thread_id}/runs/{run_id}/trace"), *NOT_FOUND
+        )
+    response = await raw(w.a, "GET", f"/threads/{w.a_thread}/runs/{w.a_run}/trace")
+    assert_status(response, 200)
+    assert (response.json()["run_id"], response.json()["status"]) == (w.a_run, "success")
+    own = await raw(w.b, "GET", f"/threads/{w.b_thread}/runs/{w.b_run}/trace")
+    assert_status(own, 200)
+    assert not leaks(own.json())
+
+
 @case("DELETE", "/threads/{thread_id}/runs/{run_id}")
 async def _runs_delete(w: World) -> None:
     thread_id, run_id, _ = await w.a_thread_with_run()
