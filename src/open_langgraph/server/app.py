@@ -60,6 +60,7 @@ from open_langgraph.server.security import (
     OriginPolicy,
     RequestGuard,
 )
+from open_langgraph.server.warmup import warm_up
 from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.agent_tools import AgentTools
 from open_langgraph.services.assistants import AssistantService
@@ -334,6 +335,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
             sweeper.start()
             event_sweeper.start()
             cron_scheduler.start()
+            await warm_up(app.router.routes, serves_files=ui.is_built() and http.serves("ui"))
             logger.info(
                 "serving graphs %s from %s",
                 graphs.graph_ids,
