@@ -3,7 +3,8 @@
 START -> call_model -> (tool calls?) -> tools -> call_model ... -> END
 
 The model's turn goes through `open_langgraph.models.tool_use.decide_turn`, which never runs
-an identical call twice in one turn and never lets an answer tell the user to use a tool.
+an identical call twice in one turn and never lets an answer tell the user to use a tool, then
+`search_first`, which starts a question about this project with a search of the docs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from langgraph.runtime import Runtime
 
 from graphs.react_agent.context import Context
 from graphs.react_agent.prompts import render_system_prompt
+from graphs.react_agent.search_first import search_first
 from graphs.react_agent.state import InputState, State
 from graphs.react_agent.tools import TOOLS
 from open_langgraph.models import load_chat_model
@@ -53,6 +55,7 @@ def make_call_model(tools: Sequence[BaseTool], *, steps_per_tool_round: int = 2)
         system = SystemMessage(content=render_system_prompt(settings.system_prompt))
         messages = answer_unanswered_calls(state["messages"])
         response = await decide_turn(model, [system, *messages], tools, config)
+        response = search_first(response, messages, [tool.name for tool in tools])
         if response.tool_calls and out_of_steps(state, steps_per_tool_round):
             return {"messages": [AIMessage(content=OUT_OF_STEPS_ANSWER, id=response.id)]}
         return {"messages": [response]}

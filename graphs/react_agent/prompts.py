@@ -10,9 +10,10 @@ SYSTEM_PROMPT = """You are a helpful assistant that answers with the help of too
   of, search first, with the few most distinctive words of the question as the query.
 - `calculator` does all arithmetic, even simple sums: never compute in your head. Write the
   whole calculation for what is asked (an amount saved, what is left, a total) in one
-  expression, with every quantity in the same unit first (3 hours = 180 minutes).
-- `get_current_time` gives the exact time, and with `days_from_today` the weekday and date of
-  another day (1 tomorrow, -1 yesterday); today's date is at the end of this message.
+  expression, each quantity with its unit as the question gives it, and the unit asked for
+  after `in` (2.5 kg * 4 in g, 3 weeks in hours): it converts units.
+- `get_current_time` gives the exact time now, and with `days_from_today` the weekday and date
+  of another day (1 tomorrow, -1 yesterday); today's date is at the end of this message.
 - `date_calculator` counts with dates: the weekday of any date, a date some days, weeks,
   months or years before or after today or another date, and the days between two dates.
 Call one tool at a time. Answer from the tool results, briefly and plainly, quoting the exact

@@ -28,7 +28,8 @@ from open_langgraph.tools import (
     date_calculate,
     search,
 )
-from open_langgraph.tools.calculator import format_number
+from open_langgraph.tools.calculator import format_result
+from open_langgraph.tools.calculator_notes import calculator_notes
 from open_langgraph.tools.passage_focus import focus_tables
 from open_langgraph.tools.search import interleaved, query_terms
 
@@ -86,20 +87,24 @@ def calculator(
         Field(
             description="The arithmetic to compute, as you would type it into a pocket "
             "calculator, e.g. 25 * 4 + 17, 15% of 80, 20% off 150, 150 + 7%, sqrt(2), "
-            "2^10, 3 squared, (1,200 - 300) / 4.",
+            "2^10, 3 squared, (1,200 - 300) / 4, 2.5 kg * 4 in g.",
             min_length=1,
             max_length=200,
         ),
     ],
+    runtime: ToolRuntime[Context] = None,  # type: ignore[assignment]
 ) -> str:
     """Compute arithmetic exactly: + - * / ^, percentages (15% of 80, 20% off 150 is the
     price after the discount, the amount saved is 20% of 150; 150 + 7% adds 7% of 150), sqrt(),
-    squared and cubed. Put the whole calculation in one expression and give its result as the
-    answer."""
+    squared and cubed, and units: write each quantity with its unit as the question gives it
+    (2.5 kg * 4 in g, 400 m / 80 s * 6 min, 3 weeks in hours) and it converts. Put the whole
+    calculation in one expression and give its result as the answer."""
     try:
-        return format_number(calculate(expression))
+        value = calculate(expression)
     except CalculatorError as exc:
         raise ToolException(f"calculator refused {expression!r}: {exc}") from exc
+    question = _searchable_question(runtime.state) if runtime is not None else ""
+    return format_result(value) + calculator_notes(expression, value, question)
 
 
 @tool("get_current_time")

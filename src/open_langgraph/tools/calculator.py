@@ -7,6 +7,10 @@ one-argument functions (`sqrt`, `cbrt`, `abs`, `round`, `floor`, `ceil`, `ln`, `
 `log2`, `exp`) are accepted; anything else (other names, attributes, comparisons, strings) is
 refused with a message the model can act on. Powers are bounded first, because `9 ** 9 ** 9`
 is valid arithmetic that would hang the process.
+
+Quantities may carry units (`2.5 kg * 4 in g`, `400 m / 80 s * 6 min`): see `units.py`. The
+result of such an expression is a `Quantity`, shown by `format_result` in the unit asked for
+after `in`, else in a unit the expression named.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable
 
-from open_langgraph.tools.calculator_words import PERCENT_FUNCTION, normalize
+from open_langgraph.tools.calculator_words import PERCENT_FUNCTION, UNIT_PREFIX, normalize
+from open_langgraph.tools.units import BY_SYMBOL, UNITS, Quantity, UnitError
 
 MAX_EXPRESSION_LENGTH = 500
 MAX_RESULT_BITS = 13_000
@@ -24,6 +30,10 @@ MAX_RESULT_BITS = 13_000
 checked before they are computed, every other result after."""
 
 Number = int | float
+Result = Number | Quantity
+_TARGET = re.compile(
+    r"\s+(?:in|into|to|as)\s+([a-z]+)(?:\s*(?:/|per)\s*([a-z]+))?\s*[?.!]*\s*$", re.IGNORECASE
+)
 
 _BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
     ast.Add: operator.add,
@@ -50,7 +60,7 @@ _FUNCTIONS: dict[str, Callable[[float], Number]] = {
 _CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
 _ALLOWED = (
     "numbers, + - * / // % ** ^, percentages (15% of 80, 150 + 7%), parentheses, "
-    "sqrt() and the like"
+    "sqrt() and the like, units (2.5 kg * 4 in g)"
 )
 _UNARY: dict[type[ast.unaryop], Callable[[Number], Number]] = {
     ast.UAdd: operator.pos,
@@ -62,8 +72,9 @@ class CalculatorError(ValueError):
     """The expression is not plain arithmetic, or its value cannot be computed."""
 
 
-def calculate(expression: str) -> Number:
-    """The value of an arithmetic expression such as `25 * 4 + 17` or `(2 ** 10) / 3`.
+def calculate(expression: str) -> Result:
+    """The value of an arithmetic expression such as `25 * 4 + 17` or `(2 ** 10) / 3`; a
+    `Quantity` when it carries units (`2.5 kg * 4 in g`).
 
     Raises:
         CalculatorError: anything but arithmetic, division by zero, or a result too large.
@@ -72,20 +83,55 @@ def calculate(expression: str) -> Number:
         raise CalculatorError("expected an arithmetic expression such as '25 * 4 + 17'")
     if len(expression) > MAX_EXPRESSION_LENGTH:
         raise CalculatorError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters")
+    arithmetic, target = _split_target(expression)
     try:
-        tree = ast.parse(normalize(expression), mode="eval")
+        tree = ast.parse(normalize(arithmetic), mode="eval")
     except SyntaxError as exc:
         raise CalculatorError(f"not an arithmetic expression: {expression!r}") from exc
     try:
-        return _evaluate(tree.body)
+        value = _evaluate(tree.body)
+        if isinstance(value, Quantity):
+            value.check_everyday()
+        if target is None:
+            return value
+        if not isinstance(value, Quantity):
+            raise CalculatorError(
+                f"the result has no unit to express in {target}: give the quantities their "
+                "units, e.g. 2.5 kg * 4 in g"
+            )
+        return value.expressed_in(target)
     except CalculatorError:
         raise
+    except UnitError as exc:
+        raise CalculatorError(str(exc)) from exc
+    except TypeError as exc:  # floor division, remainder or a function of a quantity
+        raise CalculatorError("that operation needs plain numbers, not quantities") from exc
     except ZeroDivisionError as exc:
         raise CalculatorError("division by zero") from exc
     except OverflowError as exc:
         raise CalculatorError("the result is too large") from exc
     except ValueError as exc:  # math domain errors: sqrt(-1), log(0)
         raise CalculatorError(f"not defined: {exc}") from exc
+
+
+def _split_target(expression: str) -> tuple[str, str | None]:
+    """`2.5 kg * 4 in g` as (`2.5 kg * 4`, `g`); `60 km / 2 h in km per h` gives `km/h`."""
+    match = _TARGET.search(expression)
+    if match is None:
+        return expression, None
+    names = [name.lower() for name in match.groups() if name]
+    if not all(name in UNITS for name in names):
+        return expression, None
+    symbols = [UNITS[name].symbol for name in names]
+    return expression[: match.start()], "/".join(symbols)
+
+
+def format_result(value: Result) -> str:
+    """A number as `format_number` writes it; a quantity with its unit (`10000 g`)."""
+    if isinstance(value, Quantity):
+        unit = value.display_unit()
+        return f"{format_number(value.in_unit(unit))} {unit}"
+    return format_number(value)
 
 
 def format_number(value: Number) -> str:
@@ -99,7 +145,11 @@ def format_number(value: Number) -> str:
     return repr(value)
 
 
-def _evaluate(node: ast.expr) -> Number:
+def _evaluate(node: ast.expr) -> Result:
+    if isinstance(node, ast.Name) and node.id.startswith(UNIT_PREFIX):
+        symbol = node.id[len(UNIT_PREFIX) :]
+        if symbol in BY_SYMBOL:
+            return Quantity.of(symbol)
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
             raise CalculatorError(f"only numbers are allowed, not {node.value!r}")
@@ -141,7 +191,11 @@ def _is_call(node: ast.expr, *names: str) -> bool:
     )
 
 
-def _checked(result: Number | complex) -> Number:
+def _checked(result: Result | complex) -> Result:
+    if isinstance(result, Quantity):
+        if not math.isfinite(result.value):
+            raise CalculatorError("the result is too large")
+        return result
     if isinstance(result, complex):
         raise CalculatorError("the result is not a real number")
     too_large = (isinstance(result, float) and not math.isfinite(result)) or (
@@ -152,7 +206,11 @@ def _checked(result: Number | complex) -> Number:
     return result
 
 
-def _check_power(base: Number, exponent: Number) -> None:
+def _check_power(base: Result, exponent: Result) -> None:
+    if isinstance(base, Quantity) or isinstance(exponent, Quantity):
+        if isinstance(exponent, Quantity) or abs(exponent) > 4:
+            raise CalculatorError("a quantity with a unit can be squared or cubed, no more")
+        return
     both_int = isinstance(base, int) and isinstance(exponent, int)
     if both_int and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_RESULT_BITS:
         raise CalculatorError("the result is too large")

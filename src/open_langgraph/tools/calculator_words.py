@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import re
 
+from open_langgraph.tools.units import UNITS
+
 PERCENT_FUNCTION = "_percent"
+UNIT_PREFIX = "_u_"
+"""A known unit after a number becomes a name the evaluator reads as a quantity (`_u_km`)."""
 FUNCTIONS = frozenset({"sqrt", "cbrt", "abs", "round", "floor", "ceil", "ln", "log", "log10"})
 FUNCTIONS |= {"log2", "exp"}
 CONSTANTS = frozenset({"pi", "e"})
@@ -56,8 +60,9 @@ def normalize(expression: str) -> str:
     """`expression` rewritten into numbers, operators, parentheses and whitelisted calls.
 
     Unknown words are kept (the evaluator refuses them with a message the model can act on),
-    except a word right after a number, which is read as a unit (`12 apples`, `5 km`) and
-    dropped; so `x + 1` is still refused while `3 x 4` is a product.
+    except a word right after a number: a unit of measure (`5 km`, `2.5 kg`, `60 km/h`)
+    becomes a quantity, `(5 * _u_km)`; any other word is a count's noun (`12 apples`) and is
+    dropped. So `x + 1` is still refused while `3 x 4` is a product.
     """
     text = expression.strip().lower().translate(_SYMBOLS)
     text = _LEADING.sub(" ", text)
@@ -108,18 +113,38 @@ def _is_product(token: str, previous: str | None, following: str | None) -> bool
     return token == "x" and _ends_operand(previous) and _starts_operand(following)
 
 
+def _unit_name(token: str | None) -> str | None:
+    unit = UNITS.get(token) if token is not None else None
+    return None if unit is None else UNIT_PREFIX + unit.symbol
+
+
 def _rewrite(tokens: list[str]) -> list[str]:
     out: list[str] = []
-    skip = False
+    skip = 0
     for index, token in enumerate(tokens):
         if skip:
-            skip = False
+            skip -= 1
             continue
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         previous = out[-1] if out else None
-        if token in FUNCTIONS and following is not None and _is_number(following):
+        unit = _unit_name(token)
+        if unit is not None and previous is not None and _ends_operand(previous):
+            # 60 km/h -> (60 * _u_km / _u_h); 400 m -> (400 * _u_m)
+            rate = tokens[index + 2] if index + 2 < len(tokens) else None
+            per = _unit_name(rate) if following in ("/", "per") else None
+            quantity = ["*", unit] + (["/", per] if per else [])
+            skip = 2 if per else 0
+            if _is_number(previous):
+                # 2 hours 30 minutes: a quantity right after another is their sum.
+                after_quantity = (
+                    len(out) >= 3 and out[-2] == ")" and out[-3].startswith(UNIT_PREFIX)
+                )
+                out[-1:] = ["+"] * after_quantity + ["(", previous, *quantity, ")"]
+            else:
+                out.extend(quantity)
+        elif token in FUNCTIONS and following is not None and _is_number(following):
             out.append(f"{token}({following})")  # sqrt 16, from "square root of 16"
-            skip = True
+            skip = 1
         elif (
             token == "%"
             and previous is not None

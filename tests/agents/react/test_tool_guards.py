@@ -196,12 +196,15 @@ async def test_an_answer_cut_at_the_token_limit_says_so(
     assert repeated.content == "LangGraph is a graph library that lets you" + CUT_MARKER
     assert repeated.response_metadata["repeated_call"] == "search"
 
+    # A question the model answers without a tool (not one about this project, which starts
+    # with a search: graphs/react_agent/search_first.py).
+    story = {"messages": [HumanMessage("Tell me a short story.")]}
     script(AIMessage("The answer is", response_metadata=cut))
-    direct = (await graph.ainvoke(QUESTION))["messages"][-1]
+    direct = (await graph.ainvoke(story))["messages"][-1]
     assert direct.content == "The answer is" + CUT_MARKER
 
     script(AIMessage("A whole answer.", response_metadata={"finish_reason": "stop"}))
-    whole = (await graph.ainvoke(QUESTION))["messages"][-1]
+    whole = (await graph.ainvoke(story))["messages"][-1]
     assert whole.content == "A whole answer."
 
 
