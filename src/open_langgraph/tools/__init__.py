@@ -5,7 +5,7 @@ from open_langgraph.tools import calculate, search
 
 search("how do runs on a thread queue?", max_results=3)  # BM25 over docs/, or Tavily
 calculate("25 * 4 + 17")  # 117, parsed with `ast`, never `eval`
-date_calculate("today - 21 days")  # "Thursday, 5 November 2026 (2026-11-05): 21 days before ..."
+date_calculate("today - 21 days")  # "Thursday, 5 November 2026 (2026-11-05), 21 days before today"
 ```
 """
 

@@ -118,7 +118,7 @@ class Offset:
 
 def date_calculate(expression: str, today: date | None = None) -> str:
     """The answer to one date expression, result first, e.g.
-    `Thursday, 5 November 2026 (2026-11-05): 21 days before today, Thursday, 26 November 2026`.
+    `Thursday, 5 November 2026 (2026-11-05), 21 days before today`.
 
     Raises:
         DateExpressionError: nothing to read as a date, or a result outside years 1-9999.
@@ -286,10 +286,14 @@ def _offsets(text: str, expression: str) -> Offset:
 
 
 def _moved(start: date, offset: Offset, origin: str) -> str:
+    """The date, then how it was reached, without the start's weekday and long form: given
+    "Friday, 18 December 2026: 21 days after today, Friday, 27 November 2026", the model
+    answered with the last date it read, today's (tuning and held-out questions alike)."""
     result = move(start, offset)
     if not offset:
         return describe_day(result)
-    return f"{describe_day(result)}: {offset.describe_from(origin)}, {describe_day(start)}"
+    label = start.isoformat() if origin == "that date" else origin
+    return f"{describe_day(result)}, {offset.describe_from(label)}"
 
 
 def _difference(first: date, second: date) -> str:
@@ -312,7 +316,11 @@ def _origin_name(text: str, start: date, today: date) -> str:
 
 def _hint(text: str) -> str:
     if re.search(r"\b(?:hour|minute|second)s?\b", text):
-        return "this tool counts whole days; for hours or minutes use the calculator (3 * 24)"
+        # A template, not numbers: given "(3 * 24)" the model computed exactly that.
+        return (
+            "this tool counts whole days; for hours or minutes use the calculator, which "
+            "converts units of time: N days in hours, N weeks in minutes"
+        )
     return HELP
 
 

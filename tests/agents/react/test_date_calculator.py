@@ -32,19 +32,22 @@ TODAY = date(2026, 11, 26)  # a Thursday
         ("12/25/2026", "Friday, 25 December 2026"),
         ("today", "Thursday, 26 November 2026"),
         ("yesterday", "Wednesday, 25 November 2026"),
-        ("today - 30 days", "Tuesday, 27 October 2026 (2026-10-27): 30 days before today"),
+        ("today - 30 days", "Tuesday, 27 October 2026 (2026-10-27), 30 days before today"),
         ("30 days ago", "Tuesday, 27 October 2026"),
         ("in 2 weeks", "Thursday, 10 December 2026"),
         ("the date 100 days from today", "Saturday, 6 March 2027"),
         ("today - 25 years", "Monday, 26 November 2001"),
         ("today + a decade", "Wednesday, 26 November 2036"),
         ("3 months from now", "Friday, 26 February 2027"),
-        ("45 days after 2026-03-01", "Wednesday, 15 April 2026 (2026-04-15): 45 days after"),
+        (
+            "45 days after 2026-03-01",
+            "Wednesday, 15 April 2026 (2026-04-15), 45 days after 2026-03-01",
+        ),
         ("6 weeks before 1 March 2026", "Sunday, 18 January 2026"),
         ("1 March 2026 + 6 weeks", "Sunday, 12 April 2026"),
         (
             "today + 1 year - 2 days",
-            "Wednesday, 24 November 2027 (2027-11-24): today + 1 year - 2 days",
+            "Wednesday, 24 November 2027 (2027-11-24), today + 1 year - 2 days",
         ),
     ],
 )
@@ -112,6 +115,13 @@ def test_days_until_and_since_count_from_today() -> None:
 def test_refuses_with_a_way_to_write_it(expression: str, reason: str) -> None:
     with pytest.raises(DateExpressionError, match=reason):
         date_calculate(expression, today=TODAY)
+
+
+def test_a_moved_date_does_not_end_with_the_start_date() -> None:
+    """The model answered with the last date the tool's answer named (today's)."""
+    answer = date_calculate("today + 3 weeks", today=TODAY)
+    assert answer == "Thursday, 17 December 2026 (2026-12-17), 21 days after today"
+    assert "26 November" not in answer
 
 
 def test_the_tool_uses_todays_date_and_answers_a_refusal_as_an_error() -> None:
