@@ -4,7 +4,8 @@ START -> call_model -> (tool calls?) -> tools -> call_model ... -> END
 
 The model's turn goes through `open_langgraph.models.tool_use.decide_turn`, which never runs
 an identical call twice in one turn and never lets an answer tell the user to use a tool, then
-`search_first`, which starts a question about this project with a search of the docs.
+`search_first`, which starts a question about this project with a search of the docs; an
+answer that only names a docs section is asked again for the fact (`section_answers`).
 """
 
 from __future__ import annotations
@@ -22,10 +23,16 @@ from langgraph.runtime import Runtime
 from graphs.react_agent.context import Context
 from graphs.react_agent.prompts import render_system_prompt
 from graphs.react_agent.search_first import search_first
+from graphs.react_agent.section_answers import ANSWER_THE_QUESTION, names_only_a_section
 from graphs.react_agent.state import InputState, State
 from graphs.react_agent.tools import TOOLS
 from open_langgraph.models import load_chat_model
-from open_langgraph.models.tool_use import answer_unanswered_calls, decide_turn
+from open_langgraph.models.tool_use import (
+    answer_unanswered_calls,
+    answer_with_note,
+    decide_turn,
+    marked_if_cut,
+)
 
 OUT_OF_STEPS_ANSWER = (
     "Sorry, I could not find an answer to your question in the specified number of steps."
@@ -54,8 +61,13 @@ def make_call_model(tools: Sequence[BaseTool], *, steps_per_tool_round: int = 2)
         model = load_chat_model(settings.model)
         system = SystemMessage(content=render_system_prompt(settings.system_prompt))
         messages = answer_unanswered_calls(state["messages"])
-        response = await decide_turn(model, [system, *messages], tools, config)
+        prompt = [system, *messages]
+        response = await decide_turn(model, prompt, tools, config)
         response = search_first(response, messages, [tool.name for tool in tools])
+        if names_only_a_section(response, messages):
+            again = await answer_with_note(model, tools, prompt, ANSWER_THE_QUESTION, config)
+            if again.text.strip():
+                response = marked_if_cut(again)
         if response.tool_calls and out_of_steps(state, steps_per_tool_round):
             return {"messages": [AIMessage(content=OUT_OF_STEPS_ANSWER, id=response.id)]}
         return {"messages": [response]}

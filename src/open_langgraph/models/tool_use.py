@@ -152,7 +152,7 @@ async def decide_turn(
     # Every call repeats an earlier one: show the model that result and ask for the answer.
     repeated = reply.tool_calls[0]
     note = ANSWER_FROM_EARLIER_RESULT.format(name=repeated["name"])
-    answer = _as_ai(await _answering(model, tools).ainvoke([*messages, HumanMessage(note)], config))
+    answer = await answer_with_note(model, tools, messages, note, config)
     text = _text(answer).strip()
     if not text:  # still no answer: the user at least gets what the tool found
         earlier = earlier_result(messages, repeated)
@@ -177,6 +177,18 @@ def marked_if_cut(answer: AIMessage) -> AIMessage:
     if not text or text.endswith(CUT_MARKER):
         return answer
     return answer.model_copy(update={"content": f"{text}{CUT_MARKER}"})
+
+
+async def answer_with_note(
+    model: BaseChatModel,
+    tools: Sequence[BaseTool],
+    messages: Sequence[BaseMessage],
+    note: str,
+    config: RunnableConfig | None = None,
+) -> AIMessage:
+    """The model's answer (no tool call) to `messages` followed by the instruction `note`."""
+    reply = await _answering(model, tools).ainvoke([*messages, HumanMessage(note)], config)
+    return _as_ai(reply)
 
 
 def _answering(model: BaseChatModel, tools: Sequence[BaseTool]) -> Runnable[Any, BaseMessage]:

@@ -75,3 +75,31 @@ async def test_the_models_own_moves_stand(script: ModelScript) -> None:
     assert second["messages"][1].tool_calls[0]["name"] == "get_current_time"
     third = await graph.ainvoke({"messages": [HumanMessage("hello")]})
     assert third["messages"][-1].content == "Hello!"
+
+
+async def test_an_answer_naming_only_a_section_is_asked_again(script: ModelScript) -> None:
+    """The model copied a result's heading line; asked again, it gives the fact."""
+    model = script(
+        tool_call("search", "s1", query="semantic search store extra"),
+        AIMessage("The store: Semantic search (source: docs/store.md#semantic-search)"),
+        AIMessage("The `vector` extra (source: docs/store.md#semantic-search)."),
+    )
+    question = "Which extra gives the store semantic search on SQLite?"
+    result = await graph.ainvoke({"messages": [HumanMessage(question)]})
+    found = result["messages"][2]
+    assert isinstance(found, ToolMessage) and "The store: Semantic search" in str(found.content)
+    assert result["messages"][-1].content.startswith("The `vector` extra")
+    assert "names the section" in str(model.seen[-1][-1].content)
+
+
+def test_a_real_answer_is_not_taken_for_a_heading() -> None:
+    from graphs.react_agent.section_answers import names_only_a_section
+
+    shown = ToolMessage(
+        "[1] The store: Semantic search (source: docs/store.md#semantic-search)\ntext",
+        tool_call_id="s1",
+        name="search",
+    )
+    messages = [HumanMessage("q"), AIMessage("", tool_calls=[]), shown]
+    assert names_only_a_section(AIMessage("Semantic search."), messages)
+    assert not names_only_a_section(AIMessage("The `vector` extra."), messages)

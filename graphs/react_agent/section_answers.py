@@ -1,0 +1,51 @@
+"""An answer that only names the section it came from is asked again, for the fact itself.
+
+On the held-out everyday questions (issue 33, 2026-11-27) three of seven docs misses were
+answers like "The store: Semantic search (source: docs/store.md#semantic-search)": the model
+copied a search result's heading line, the passage holding the answer right below it. Such an
+answer (its text, the source left out, is one of the headings the turn's searches showed) is
+asked again once, told to give the name, number or command the question asks for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from open_langgraph.models.tool_use import current_turn
+
+ANSWER_THE_QUESTION = (
+    "That names the section, not the answer. Answer the question itself with the exact name, "
+    "number or command the passages give, then the source."
+)
+_RESULT_HEADING = re.compile(r"^\[\d+\] (?P<title>.+?) \(source: [^)]+\)$", re.MULTILINE)
+_SOURCE = re.compile(r"\(?\bsource:\s*[^)\s]+\)?", re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    words = re.findall(r"[a-z0-9_]+", text.lower())
+    return " ".join(w for w in words if w not in {"the", "a", "an", "see", "in", "section"})
+
+
+def shown_headings(messages: Sequence[BaseMessage]) -> set[str]:
+    """Every heading (and each level of it) of the search results in the current turn."""
+    headings: set[str] = set()
+    for message in current_turn(messages):
+        if not isinstance(message, ToolMessage) or message.name != "search":
+            continue
+        for match in _RESULT_HEADING.finditer(str(message.content)):
+            levels = match.group("title").split(": ")
+            headings |= {_plain(": ".join(levels[i:])) for i in range(len(levels))}
+            headings |= {_plain(level) for level in levels}
+    headings.discard("")
+    return headings
+
+
+def names_only_a_section(answer: AIMessage, messages: Sequence[BaseMessage]) -> bool:
+    """Whether `answer` is nothing but a heading the turn's searches showed."""
+    if answer.tool_calls or not isinstance(answer.content, str):
+        return False
+    text = _plain(_SOURCE.sub(" ", answer.content))
+    return bool(text) and text in shown_headings(messages)
