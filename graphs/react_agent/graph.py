@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 from graphs.react_agent.context import Context
 from graphs.react_agent.prompts import render_system_prompt
 from graphs.react_agent.search_first import search_first
-from graphs.react_agent.section_answers import ANSWER_THE_QUESTION, names_only_a_section
+from graphs.react_agent.section_answers import ask_again_note, names_only_a_section
 from graphs.react_agent.state import InputState, State
 from graphs.react_agent.tools import TOOLS
 from open_langgraph.models import load_chat_model
@@ -31,6 +31,7 @@ from open_langgraph.models.tool_use import (
     answer_unanswered_calls,
     answer_with_note,
     decide_turn,
+    latest_question,
     marked_if_cut,
 )
 
@@ -65,7 +66,8 @@ def make_call_model(tools: Sequence[BaseTool], *, steps_per_tool_round: int = 2)
         response = await decide_turn(model, prompt, tools, config)
         response = search_first(response, messages, [tool.name for tool in tools])
         if names_only_a_section(response, messages):
-            again = await answer_with_note(model, tools, prompt, ANSWER_THE_QUESTION, config)
+            note = ask_again_note(response, messages, latest_question(messages))
+            again = await answer_with_note(model, tools, prompt, note, config)
             if again.text.strip():
                 response = marked_if_cut(again)
         if response.tool_calls and out_of_steps(state, steps_per_tool_round):

@@ -4,7 +4,9 @@ On the held-out everyday questions (issue 33, 2026-11-27) three of seven docs mi
 answers like "The store: Semantic search (source: docs/store.md#semantic-search)": the model
 copied a search result's heading line, the passage holding the answer right below it. Such an
 answer (its text, the source left out, is one of the headings the turn's searches showed) is
-asked again once, told to give the name, number or command the question asks for.
+asked again once, told to give the name, number or command the question asks for, with that
+section's text and the question quoted right before it answers: told only to answer again, the
+model gave the same heading back (held-out run of 2026-11-27, 05:01 UTC).
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ ANSWER_THE_QUESTION = (
     "That names the section, not the answer. Answer the question itself with the exact name, "
     "number or command the passages give, then the source."
 )
+PASSAGE_LIMIT = 1500
+"""Characters of the named section's passages quoted back to the model."""
 _RESULT_HEADING = re.compile(r"^\[\d+\] (?P<title>.+?) \(source: [^)]+\)$", re.MULTILINE)
+_RESULT = re.compile(
+    r"^\[\d+\] (?P<title>.+?) \(source: [^)]+\)\n(?P<text>.*?)(?=\n\n\[\d+\] |\Z)",
+    re.MULTILINE | re.DOTALL,
+)
 _SOURCE = re.compile(r"\(?\bsource:\s*[^)\s]+\)?", re.IGNORECASE)
 
 
@@ -41,6 +49,30 @@ def shown_headings(messages: Sequence[BaseMessage]) -> set[str]:
             headings |= {_plain(level) for level in levels}
     headings.discard("")
     return headings
+
+
+def section_passages(answer: AIMessage, messages: Sequence[BaseMessage]) -> str:
+    """The text the searches showed under the section `answer` names ("" if none)."""
+    named = _plain(_SOURCE.sub(" ", str(answer.content)))
+    found: list[str] = []
+    for message in current_turn(messages):
+        if not isinstance(message, ToolMessage) or message.name != "search":
+            continue
+        for match in _RESULT.finditer(str(message.content)):
+            levels = match.group("title").split(": ")
+            plains = {_plain(": ".join(levels[i:])) for i in range(len(levels))}
+            if named in plains | {_plain(level) for level in levels}:
+                found.append(match.group("text").strip())
+    return "\n\n".join(found)[:PASSAGE_LIMIT]
+
+
+def ask_again_note(answer: AIMessage, messages: Sequence[BaseMessage], question: str) -> str:
+    """The instruction for the second try: the section's own text, then the question, right
+    before the model answers (the plain instruction alone got the same heading back)."""
+    passages = section_passages(answer, messages)
+    if not passages:
+        return ANSWER_THE_QUESTION
+    return f"{ANSWER_THE_QUESTION}\n\nThe section says:\n{passages}\n\nThe question: {question}"
 
 
 def names_only_a_section(answer: AIMessage, messages: Sequence[BaseMessage]) -> bool:

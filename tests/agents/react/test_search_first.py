@@ -89,7 +89,9 @@ async def test_an_answer_naming_only_a_section_is_asked_again(script: ModelScrip
     found = result["messages"][2]
     assert isinstance(found, ToolMessage) and "The store: Semantic search" in str(found.content)
     assert result["messages"][-1].content.startswith("The `vector` extra")
-    assert "names the section" in str(model.seen[-1][-1].content)
+    note = str(model.seen[-1][-1].content)
+    assert "names the section" in note and note.endswith(f"The question: {question}")
+    assert "sqlite-vec" in note  # the section's own text, quoted back
 
 
 def test_a_real_answer_is_not_taken_for_a_heading() -> None:
