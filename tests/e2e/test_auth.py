@@ -781,15 +781,20 @@ async def _runs_list(w: World) -> None:
     assert w.busy_run in {r["run_id"] for r in await w.a.runs.list(w.busy_thread)}
 
 
-@case("GET", "/threads/{thread_id}/runs/{run_id}")
-async def _runs_get(w: World) -> None:
-    for thread_id, run_id in (
+def _runs_b_must_not_read(w: World) -> list[tuple[str, str]]:
+    """(thread, run) pairs naming A's runs, or B's run under A's thread."""
+    return [
         (w.a_thread, w.a_run),
         (w.b_thread, w.a_run),
         (w.busy_thread, w.busy_run),
         (w.b_thread, w.busy_run),
         (w.a_thread, w.b_run),
-    ):
+    ]
+
+
+@case("GET", "/threads/{thread_id}/runs/{run_id}")
+async def _runs_get(w: World) -> None:
+    for thread_id, run_id in _runs_b_must_not_read(w):
         await expect_status(w.b.runs.get(thread_id, run_id), *NOT_FOUND)
     assert (await w.a.runs.get(w.a_thread, w.a_run))["status"] == "success"
     assert (await w.b.runs.get(w.b_thread, w.b_run))["status"] == "success"
@@ -798,13 +803,7 @@ async def _runs_get(w: World) -> None:
 @case("GET", "/threads/{thread_id}/runs/{run_id}/trace")
 async def _runs_trace(w: World) -> None:
     # A trace carries prompts and tool results: reading it is reading the thread.
-    for thread_id, run_id in (
-        (w.a_thread, w.a_run),
-        (w.b_thread, w.a_run),
-        (w.busy_thread, w.busy_run),
-        (w.b_thread, w.busy_run),
-        (w.a_thread, w.b_run),
-    ):
+    for thread_id, run_id in _runs_b_must_not_read(w):
         assert_status(
             await raw(w.b, "GET", f"/threads/{thread_id}/runs/{run_id}/trace"), *NOT_FOUND
         )
