@@ -12,7 +12,7 @@ model gave the same heading back (held-out run of 2026-11-27, 05:01 UTC).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
@@ -24,7 +24,6 @@ ANSWER_THE_QUESTION = (
 )
 PASSAGE_LIMIT = 1500
 """Characters of the named section's passages quoted back to the model."""
-_RESULT_HEADING = re.compile(r"^\[\d+\] (?P<title>.+?) \(source: [^)]+\)$", re.MULTILINE)
 _RESULT = re.compile(
     r"^\[\d+\] (?P<title>.+?) \(source: [^)]+\)\n(?P<text>.*?)(?=\n\n\[\d+\] |\Z)",
     re.MULTILINE | re.DOTALL,
@@ -37,32 +36,34 @@ def _plain(text: str) -> str:
     return " ".join(w for w in words if w not in {"the", "a", "an", "see", "in", "section"})
 
 
-def shown_headings(messages: Sequence[BaseMessage]) -> set[str]:
-    """Every heading (and each level of it) of the search results in the current turn."""
-    headings: set[str] = set()
-    for message in current_turn(messages):
-        if not isinstance(message, ToolMessage) or message.name != "search":
-            continue
-        for match in _RESULT_HEADING.finditer(str(message.content)):
-            levels = match.group("title").split(": ")
-            headings |= {_plain(": ".join(levels[i:])) for i in range(len(levels))}
-            headings |= {_plain(level) for level in levels}
-    headings.discard("")
-    return headings
+def _named(answer: AIMessage) -> str:
+    """The answer as a heading would read, its source left out."""
+    return _plain(_SOURCE.sub(" ", str(answer.content)))
 
 
-def section_passages(answer: AIMessage, messages: Sequence[BaseMessage]) -> str:
-    """The text the searches showed under the section `answer` names ("" if none)."""
-    named = _plain(_SOURCE.sub(" ", str(answer.content)))
-    found: list[str] = []
+def _shown_results(messages: Sequence[BaseMessage]) -> Iterator[tuple[set[str], str]]:
+    """Each search result of the current turn: the ways its heading may be named (the whole
+    path, each tail of it, each level), and its text."""
     for message in current_turn(messages):
         if not isinstance(message, ToolMessage) or message.name != "search":
             continue
         for match in _RESULT.finditer(str(message.content)):
             levels = match.group("title").split(": ")
-            plains = {_plain(": ".join(levels[i:])) for i in range(len(levels))}
-            if named in plains | {_plain(level) for level in levels}:
-                found.append(match.group("text").strip())
+            names = {_plain(": ".join(levels[i:])) for i in range(len(levels))}
+            names |= {_plain(level) for level in levels}
+            names.discard("")
+            yield names, match.group("text").strip()
+
+
+def shown_headings(messages: Sequence[BaseMessage]) -> set[str]:
+    """Every heading (and each level of it) of the search results in the current turn."""
+    return {name for names, _ in _shown_results(messages) for name in names}
+
+
+def section_passages(answer: AIMessage, messages: Sequence[BaseMessage]) -> str:
+    """The text the searches showed under the section `answer` names ("" if none)."""
+    named = _named(answer)
+    found = [text for names, text in _shown_results(messages) if named in names]
     return "\n\n".join(found)[:PASSAGE_LIMIT]
 
 
@@ -79,5 +80,5 @@ def names_only_a_section(answer: AIMessage, messages: Sequence[BaseMessage]) -> 
     """Whether `answer` is nothing but a heading the turn's searches showed."""
     if answer.tool_calls or not isinstance(answer.content, str):
         return False
-    text = _plain(_SOURCE.sub(" ", answer.content))
+    text = _named(answer)
     return bool(text) and text in shown_headings(messages)

@@ -156,7 +156,7 @@ def _evaluate(node: ast.expr) -> Result:
         return node.value
     if isinstance(node, ast.Name) and node.id in _CONSTANTS:
         return _CONSTANTS[node.id]
-    if _is_call(node, *_FUNCTIONS, PERCENT_FUNCTION):
+    if is_call(node, *_FUNCTIONS, PERCENT_FUNCTION):
         assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
         argument = _evaluate(node.args[0])
         if node.func.id == PERCENT_FUNCTION:
@@ -165,7 +165,7 @@ def _evaluate(node: ast.expr) -> Result:
     if (
         isinstance(node, ast.BinOp)
         and isinstance(node.op, ast.Add | ast.Sub)
-        and _is_call(node.right, PERCENT_FUNCTION)
+        and is_call(node.right, PERCENT_FUNCTION)
     ):
         # A pocket calculator's `150 + 7%`: seven percent of 150 added, not 0.07.
         base, rate = _evaluate(node.left), _evaluate(node.right)
@@ -180,8 +180,8 @@ def _evaluate(node: ast.expr) -> Result:
     raise CalculatorError(f"only {_ALLOWED} are allowed, not {ast.unparse(node)!r}")
 
 
-def _is_call(node: ast.expr, *names: str) -> bool:
-    """A call of one of `names` with exactly one positional argument."""
+def is_call(node: ast.expr, *names: str) -> bool:
+    """A call of one of `names` with exactly one positional argument (`_percent(30)`)."""
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
-from open_langgraph.tools.calculator import Result, calculate, format_number
+from open_langgraph.tools.calculator import Result, calculate, format_number, is_call
 from open_langgraph.tools.calculator_words import PERCENT_FUNCTION, normalize
 from open_langgraph.tools.units import BY_SYMBOL, Quantity, units_named_in
 
@@ -60,7 +60,7 @@ def _discounted_from(expression: str) -> float | None:
         return None
     if not isinstance(node, ast.BinOp):
         return None
-    if isinstance(node.op, ast.Sub) and _is_percent(node.right):
+    if isinstance(node.op, ast.Sub) and is_call(node.right, PERCENT_FUNCTION):
         return _number(node.left)
     if isinstance(node.op, ast.Mult):
         for price, factor in ((node.left, node.right), (node.right, node.left)):
@@ -75,14 +75,6 @@ def _is_one_minus(node: ast.expr) -> bool:
         and isinstance(node.op, ast.Sub)
         and isinstance(node.left, ast.Constant)
         and node.left.value == 1
-    )
-
-
-def _is_percent(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == PERCENT_FUNCTION
     )
 
 
