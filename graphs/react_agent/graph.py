@@ -4,8 +4,10 @@ START -> call_model -> (tool calls?) -> tools -> call_model ... -> END
 
 The model's turn goes through `open_langgraph.models.tool_use.decide_turn`, which never runs
 an identical call twice in one turn and never lets an answer tell the user to use a tool, then
-`search_first`, which starts a question about this project with a search of the docs; an
-answer that only names a docs section is asked again for the fact (`section_answers`).
+`first_move`, which starts a question whose form names its tool with that tool (a question
+about this project with a search of the docs, a named date's weekday with the date sums, a
+conversion with the calculator); an answer to a project question that cannot be right (a
+heading, a flag for a variable, a needless calculation) is asked again once (`answer_checks`).
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 
+from graphs.react_agent.answer_checks import quoted_answer, review_note
 from graphs.react_agent.context import Context
+from graphs.react_agent.first_moves import first_move
 from graphs.react_agent.prompts import render_system_prompt
-from graphs.react_agent.search_first import search_first
-from graphs.react_agent.section_answers import ask_again_note, names_only_a_section
 from graphs.react_agent.state import InputState, State
 from graphs.react_agent.tools import TOOLS
 from open_langgraph.models import load_chat_model
@@ -31,7 +33,6 @@ from open_langgraph.models.tool_use import (
     answer_unanswered_calls,
     answer_with_note,
     decide_turn,
-    latest_question,
     marked_if_cut,
 )
 
@@ -64,12 +65,16 @@ def make_call_model(tools: Sequence[BaseTool], *, steps_per_tool_round: int = 2)
         messages = answer_unanswered_calls(state["messages"])
         prompt = [system, *messages]
         response = await decide_turn(model, prompt, tools, config)
-        response = search_first(response, messages, [tool.name for tool in tools])
-        if names_only_a_section(response, messages):
-            note = ask_again_note(response, messages, latest_question(messages))
+        response = first_move(response, messages, [tool.name for tool in tools])
+        note = review_note(response, messages)
+        if note is not None:
             again = await answer_with_note(model, tools, prompt, note, config)
             if again.text.strip():
                 response = marked_if_cut(again)
+            if review_note(response, messages) is not None:
+                quoted = quoted_answer(messages)
+                if quoted is not None:
+                    response = AIMessage(content=quoted, id=response.id)
         if response.tool_calls and out_of_steps(state, steps_per_tool_round):
             return {"messages": [AIMessage(content=OUT_OF_STEPS_ANSWER, id=response.id)]}
         return {"messages": [response]}

@@ -146,7 +146,8 @@ def date_calculator(
         Field(
             description="One date sum, one of: today + N days, today - N weeks, today + N "
             "months, today - N years, YYYY-MM-DD + N days, weekday of YYYY-MM-DD, days "
-            "between YYYY-MM-DD and YYYY-MM-DD (N and the unit as the question says).",
+            "between YYYY-MM-DD and YYYY-MM-DD, days in YYYY (N and the unit as the "
+            "question says).",
             min_length=1,
             max_length=120,
         ),

@@ -64,6 +64,11 @@ _SINCE = re.compile(
     r"(?:until|till|to|before|since|after|from)\s+(?P<other>.+)$"
 )
 """`days until 2026-12-25`, `days since 1999-12-31`: counted from today."""
+_DAYS_IN = re.compile(
+    r"^(?:how\s+many\s+)?(?:the\s+)?(?:number\s+of\s+)?days\s+(?:are\s+(?:there\s+)?)?in\s+"
+    rf"(?:(?P<leap>an?\s+(?:leap|common|non-leap)\s+year)|(?P<name>{_MONTH})?\s*(?P<year>\d{{1,4}}))$"
+)
+"""`days in 2024`, `days in february 2025`, `days in a leap year`: a calendar's length."""
 _LEADING_WORDS = re.compile(
     r"^(?:(?:what|which)\s+)?(?:(?:is|was|will\s+be)\s+)?(?:the\s+)?"
     r"(?:(?:week)?day\s+(?:of\s+(?:the\s+)?week\s+)?(?:is\s+|was\s+|will\s+be\s+)?"
@@ -75,7 +80,8 @@ _TRAILING_WORDS = re.compile(
 )
 HELP = (
     "write one date expression, e.g. 'today - 21 days', '1999-12-31', '5 May 2031 + 6 weeks', "
-    "'today + 3 years', '40 days after 2025-06-01' or 'days between 2025-06-01 and 2025-08-15'"
+    "'today + 3 years', '40 days after 2025-06-01', 'days between 2025-06-01 and 2025-08-15' "
+    "or 'days in February 2028'"
 )
 
 
@@ -134,6 +140,9 @@ def date_calculate(expression: str, today: date | None = None) -> str:
         return _difference(
             _whole_date(between["first"], today), _whole_date(between["second"], today)
         )
+    days_in = _DAYS_IN.match(text)
+    if days_in:
+        return _days_in(days_in)
     since = _SINCE.match(text)
     if since:
         return _difference(today, _whole_date(since["other"], today))
@@ -249,7 +258,12 @@ def _to_date(found: re.Match[str], today: date) -> date:
     try:
         return date(year, month, day)
     except ValueError as exc:
-        raise DateExpressionError(f"{found[0]!r} is not a date: {exc}") from exc
+        if 1 <= month <= 12 and 1 <= year <= 9999:
+            last = calendar.monthrange(year, month)[1]
+            reason = f"{calendar.month_name[month]} {year} has {last} days"
+        else:
+            reason = str(exc)
+        raise DateExpressionError(f"{found[0]!r} is not a date: {reason}") from exc
 
 
 def _offsets(text: str, expression: str) -> Offset:
@@ -305,6 +319,45 @@ def _difference(first: date, second: date) -> str:
         f"{_plural(days, 'day')}{in_weeks} from {describe_day(earlier)} to {describe_day(later)}; "
         f"{days + 1:,} if both the first and the last day are counted"
     )
+
+
+def _days_in(found: re.Match[str]) -> str:
+    if found["leap"]:
+        leap = "non" not in found["leap"] and "common" not in found["leap"]
+        return "366 days in a leap year" if leap else "365 days in a common year"
+    year = int(found["year"])
+    if not 1 <= year <= 9999:
+        raise DateExpressionError(f"year {year} is outside 1-9999")
+    if found["name"]:
+        month = MONTHS[found["name"]]
+        days = calendar.monthrange(year, month)[1]
+        return f"{days} days in {calendar.month_name[month]} {year}"
+    kind = "a leap year" if calendar.isleap(year) else "not a leap year"
+    return f"{366 if calendar.isleap(year) else 365} days in {year} ({kind})"
+
+
+def days_in_expression(question: str) -> str | None:
+    """`days in 2024` for "How many days are there in 2024?" (a year, a month of a year, a leap
+    or common year): the expression this tool answers, else None."""
+    text = re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
+    found = _DAYS_IN.match(text)
+    if not found:
+        return None
+    return "days in " + (found["leap"] or " ".join(filter(None, (found["name"], found["year"]))))
+
+
+def dates_named_in(text: str) -> list[str]:
+    """The dates `text` spells out with their year (`1 January 2000`, `2000-01-01`,
+    `July 14, 1989`), as written, in order: the part of a question a date sum needs."""
+    found: list[tuple[int, str]] = []
+    lowered = text.lower()
+    for pattern in _DATE_PATTERNS:
+        for match in pattern.finditer(lowered):
+            if match.groupdict().get("year") and not any(
+                start <= match.start() < start + len(seen) for start, seen in found
+            ):
+                found.append((match.start(), text[match.start() : match.end()]))
+    return [written.strip(" ,.") for _, written in sorted(found)]
 
 
 def _origin_name(text: str, start: date, today: date) -> str:

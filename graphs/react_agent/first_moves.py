@@ -1,0 +1,107 @@
+"""A question whose form names its tool starts with that tool.
+
+`search_first` sends a question about this project to the docs. Two more forms of everyday
+question have one right first move that the embedded model does not always make:
+
+- **The weekday of a date it names** ("what day of the week was 1 January 2000?"): the model
+  read the clock, which knows only today, and answered with a guess (held-out everyday
+  questions of issue 33, 2026-11-27). It goes to `date_calculator` as `weekday of <the date>`.
+- **The length of a year or month** ("how many days are there in a leap year?"): the model
+  counted days between two 29 Februaries, one of which does not exist. It goes to
+  `date_calculator` as `days in a leap year`.
+- **A conversion of one quantity** ("how many hours are there in 3 weeks?", "how many grams is
+  2.5 kg?"): the model took "weeks" for a calendar sum and answered with a date three weeks
+  ahead. It goes to the calculator as `3 weeks in hours`, which converts units.
+
+Only when the model's own first move is something else, and only for a question that is that
+one sentence: "I sleep 8 hours a night. How many hours in a week?" is a word problem, left to
+the model.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from graphs.react_agent.search_first import search_first
+from open_langgraph.models.tool_use import called_a_tool, latest_question
+from open_langgraph.tools.dates import dates_named_in, days_in_expression
+from open_langgraph.tools.units import UNITS
+
+DATE_TOOL = "date_calculator"
+CALCULATOR = "calculator"
+
+_ASKS_WEEKDAY = re.compile(
+    r"\b(?:day\s+of\s+the\s+week|weekday|what\s+day\b|which\s+day\b)", re.IGNORECASE
+)
+_AMOUNT = r"(?P<amount>\d+(?:[.,]\d+)?|an?|one|half\s+an?)"
+_CONVERSIONS = (
+    re.compile(
+        r"^how\s+many\s+(?P<target>[a-z]+)\s+(?:are\s+(?:there\s+)?|is\s+(?:there\s+)?|make\s+)?"
+        rf"(?:in\s+)?{_AMOUNT}\s+(?P<unit>[a-z]+)$"
+    ),
+    re.compile(
+        rf"^(?:convert|what\s+is|what's|how\s+much\s+is)\s+{_AMOUNT}\s+(?P<unit>[a-z]+)\s+"
+        r"(?:in|to|into)\s+(?P<target>[a-z]+)$"
+    ),
+)
+_AMOUNT_WORDS = {"a": "1", "an": "1", "one": "1", "half a": "0.5", "half an": "0.5"}
+
+
+def first_move(
+    response: AIMessage, messages: Sequence[BaseMessage], tool_names: Sequence[str]
+) -> AIMessage:
+    """`response`, or the first call the question's form asks for (see the module)."""
+    response = search_first(response, messages, tool_names)
+    if called_a_tool(messages):
+        return response
+    question = latest_question(messages).strip()
+    names = {call["name"] for call in response.tool_calls}
+    date = weekday_date(question)
+    calendar_sum = f"weekday of {date}" if date else days_in_expression(question)
+    if calendar_sum and DATE_TOOL in tool_names and names != {DATE_TOOL}:
+        return _calling(response, DATE_TOOL, {"expression": calendar_sum})
+    conversion = conversion_of(question)
+    if conversion and CALCULATOR in tool_names and names != {CALCULATOR}:
+        return _calling(response, CALCULATOR, {"expression": conversion})
+    return response
+
+
+def weekday_date(question: str) -> str | None:
+    """The one date (with its year) whose weekday the question asks for, else None."""
+    if not _ASKS_WEEKDAY.search(question):
+        return None
+    dates = dates_named_in(question)
+    return dates[0] if len(dates) == 1 else None
+
+
+def conversion_of(question: str) -> str | None:
+    """`3 weeks in hours` for "How many hours are there in 3 weeks?": a one-sentence question
+    converting one quantity between two units of one kind; else None."""
+    text = re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
+    for pattern in _CONVERSIONS:
+        found = pattern.match(text)
+        if not found:
+            continue
+        unit, target = UNITS.get(found["unit"]), UNITS.get(found["target"])
+        if unit is None or target is None or unit.dimension != target.dimension:
+            return None
+        amount = _AMOUNT_WORDS.get(found["amount"], _decimal(found["amount"]))
+        return f"{amount} {found['unit']} in {found['target']}"
+    return None
+
+
+def _decimal(amount: str) -> str:
+    """`1,200` is twelve hundred, `1,5` one and a half."""
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", amount):
+        return amount.replace(",", "")
+    return amount.replace(",", ".")
+
+
+def _calling(response: AIMessage, name: str, args: dict[str, Any]) -> AIMessage:
+    call = {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:24]}", "type": "tool_call"}
+    return AIMessage(content="", tool_calls=[call], id=response.id)

@@ -1,0 +1,168 @@
+"""Questions whose form names their tool start with it (graphs/react_agent/first_moves.py), and
+answers to project questions that cannot be right are asked again once
+(graphs/react_agent/answer_checks.py). Scripted models play the embedded model's misses."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from graphs.react_agent import graph
+from graphs.react_agent.first_moves import conversion_of, weekday_date
+
+from .conftest import ModelScript, tool_call
+
+
+@pytest.mark.parametrize(
+    ("question", "expression"),
+    [
+        ("How many hours are there in 3 weeks?", "3 weeks in hours"),
+        ("How many seconds are there in one day?", "1 day in seconds"),
+        ("how many minutes in half an hour", "0.5 hour in minutes"),
+        ("How many grams is 2.5 kg?", "2.5 kg in grams"),
+        ("How many metres is 1,200 km?", "1200 km in metres"),
+        ("Convert 10 km to miles.", "10 km in miles"),
+    ],
+)
+def test_one_quantity_converted_is_a_conversion(question: str, expression: str) -> None:
+    assert conversion_of(question) == expression
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I sleep 8 hours a night. How many hours in a week?",  # a word problem
+        "How many grams are there in 3 weeks?",  # two kinds
+        "How many apples are there in 3 boxes?",  # not units
+        "How many days are there in a leap year?",
+    ],
+)
+def test_other_questions_are_not_conversions(question: str) -> None:
+    assert conversion_of(question) is None
+
+
+def test_the_weekday_of_a_named_date() -> None:
+    assert weekday_date("What day of the week was 1 January 2000?") == "1 January 2000"
+    assert weekday_date("On which weekday did July 14, 1989 fall?") == "July 14, 1989"
+    assert weekday_date("What day of the week is it tomorrow?") is None
+    assert weekday_date("What was the date 30 days before 2026-03-01?") is None
+    assert weekday_date("Which day came first, 2000-01-01 or 1999-05-05?") is None
+
+
+async def test_a_clock_call_for_a_named_dates_weekday_becomes_the_date_sum(
+    script: ModelScript,
+) -> None:
+    script(tool_call("get_current_time", "t1"), AIMessage("It was a Saturday."))
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("What day of the week was 1 January 2000?")]}
+    )
+    call = result["messages"][1].tool_calls[0]
+    assert (call["name"], call["args"]) == (
+        "date_calculator",
+        {"expression": "weekday of 1 January 2000"},
+    )
+    found = result["messages"][2]
+    assert isinstance(found, ToolMessage) and str(found.content).startswith("Saturday")
+
+
+async def test_a_date_sum_for_a_conversion_becomes_the_calculator(script: ModelScript) -> None:
+    script(
+        tool_call("date_calculator", "d1", expression="today + 3 weeks"),
+        AIMessage("504 hours."),
+    )
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("How many hours are there in 3 weeks?")]}
+    )
+    found = result["messages"][2]
+    assert isinstance(found, ToolMessage) and found.name == "calculator"
+    assert str(found.content).startswith("504 h")
+
+
+async def test_a_leap_years_length_goes_to_the_date_sums(script: ModelScript) -> None:
+    script(AIMessage("There are 29 days in a leap year."), AIMessage("366 days."))
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("How many days are there in a leap year?")]}
+    )
+    found = result["messages"][2]
+    assert isinstance(found, ToolMessage) and found.name == "date_calculator"
+    assert str(found.content).startswith("366 days")
+
+
+async def test_the_models_own_calculator_call_for_a_conversion_stands(
+    script: ModelScript,
+) -> None:
+    script(tool_call("calculator", "c1", expression="3 * 7 * 24"), AIMessage("504 hours."))
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("How many hours are there in 3 weeks?")]}
+    )
+    assert result["messages"][1].tool_calls[0]["args"] == {"expression": "3 * 7 * 24"}
+
+
+SETTINGS_QUESTION = "Which environment variable sets the log level of olg serve?"
+
+
+async def test_a_flag_given_for_a_variable_is_asked_again_with_the_rows(
+    script: ModelScript,
+) -> None:
+    model = script(
+        tool_call("search", "s1", query="log level olg serve"),
+        AIMessage("The log level is set with `--log-level`."),
+        AIMessage("OLG_LOG_LEVEL (source: docs/deploy.md#settings)."),
+    )
+    result = await graph.ainvoke({"messages": [HumanMessage(SETTINGS_QUESTION)]})
+    assert result["messages"][-1].content.startswith("OLG_LOG_LEVEL")
+    note = str(model.seen[-1][-1].content)
+    assert note.startswith("The question asks for an environment variable")
+    assert "OLG_LOG_LEVEL" in note  # the passages' row that holds one, quoted back
+    assert note.endswith("then the source.") and SETTINGS_QUESTION in note
+
+
+async def test_an_answer_of_the_asked_kind_is_not_asked_again(script: ModelScript) -> None:
+    model = script(
+        tool_call("search", "s1", query="log level olg serve"),
+        AIMessage("OLG_LOG_LEVEL (source: docs/deploy.md#settings)."),
+    )
+    result = await graph.ainvoke({"messages": [HumanMessage(SETTINGS_QUESTION)]})
+    assert result["messages"][-1].content.startswith("OLG_LOG_LEVEL")
+    assert len(model.seen) == 2
+
+
+async def test_a_calculation_for_a_question_without_numbers_is_replaced_by_an_answer(
+    script: ModelScript,
+) -> None:
+    model = script(
+        tool_call("search", "s1", query="worker lease seconds"),
+        tool_call("calculator", "c1", expression="5 * 3600"),
+        AIMessage("5 seconds (source: docs/deploy.md#settings)."),
+    )
+    question = "By default, how many seconds does an olg worker's lease on a run last?"
+    result = await graph.ainvoke({"messages": [HumanMessage(question)]})
+    names = [getattr(m, "name", None) for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert names == ["search"]  # the calculator never ran
+    assert result["messages"][-1].content.startswith("5 seconds")
+    assert "no numbers to compute with" in str(model.seen[-1][-1].content)
+
+
+async def test_a_calculation_with_the_questions_numbers_runs(script: ModelScript) -> None:
+    script(
+        tool_call("search", "s1", query="lease seconds"),
+        tool_call("calculator", "c1", expression="5 * 4"),
+        AIMessage("20 seconds."),
+    )
+    question = "How many seconds do 4 olg worker leases last, end to end?"
+    result = await graph.ainvoke({"messages": [HumanMessage(question)]})
+    names = [m.name for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert names == ["search", "calculator"]
+
+
+async def test_a_second_wrong_answer_gives_way_to_the_passages_lines(script: ModelScript) -> None:
+    script(
+        tool_call("search", "s1", query="log level olg serve"),
+        AIMessage("Use `--log-level`."),
+        AIMessage("It is the log level flag, `--log-level`."),
+    )
+    result = await graph.ainvoke({"messages": [HumanMessage(SETTINGS_QUESTION)]})
+    answer = str(result["messages"][-1].content)
+    assert answer.startswith("The docs say:\n> ")
+    first_quote = answer.splitlines()[1]
+    assert "OLG_LOG_LEVEL" in first_quote and "(source: docs/" in first_quote
