@@ -6,6 +6,9 @@ question have one right first move that the embedded model does not always make:
 - **The weekday of a date it names** ("what day of the week was 1 January 2000?"): the model
   read the clock, which knows only today, and answered with a guess (held-out everyday
   questions of issue 33, 2026-11-27). It goes to `date_calculator` as `weekday of <the date>`.
+- **The days between two dates it names** ("how many days are there from 1 February 2027 to
+  1 March 2027?"): the model wrote `today + 1 month`. It goes to `date_calculator` as
+  `days between <first> and <second>`, whose answer gives both counting conventions.
 - **The length of a year or month** ("how many days are there in a leap year?"): the model
   counted days between two 29 Februaries, one of which does not exist. It goes to
   `date_calculator` as `days in a leap year`.
@@ -13,7 +16,8 @@ question have one right first move that the embedded model does not always make:
   2.5 kg?"): the model took "weeks" for a calendar sum and answered with a date three weeks
   ahead. It goes to the calculator as `3 weeks in hours`, which converts units.
 
-Only when the model's own first move is something else, and only for a question that is that
+Only when the model's own first move is something else (a date sum of its own that computes
+the same answer stands), and only for a question that is that
 one sentence: "I sleep 8 hours a night. How many hours in a week?" is a word problem, left to
 the model.
 """
@@ -29,7 +33,12 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from graphs.react_agent.search_first import search_first
 from open_langgraph.models.tool_use import called_a_tool, latest_question
-from open_langgraph.tools.dates import dates_named_in, days_in_expression
+from open_langgraph.tools.dates import (
+    DateExpressionError,
+    date_calculate,
+    dates_named_in,
+    days_in_expression,
+)
 from open_langgraph.tools.units import UNITS
 
 DATE_TOOL = "date_calculator"
@@ -38,6 +47,7 @@ CALCULATOR = "calculator"
 _ASKS_WEEKDAY = re.compile(
     r"\b(?:day\s+of\s+the\s+week|weekday|what\s+day\b|which\s+day\b)", re.IGNORECASE
 )
+_ASKS_DAYS = re.compile(r"\bhow\s+many\s+days\b", re.IGNORECASE)
 _AMOUNT = r"(?P<amount>\d+(?:[.,]\d+)?|an?|one|half\s+an?)"
 _CONVERSIONS = (
     re.compile(
@@ -61,14 +71,24 @@ def first_move(
         return response
     question = latest_question(messages).strip()
     names = {call["name"] for call in response.tool_calls}
-    date = weekday_date(question)
-    calendar_sum = f"weekday of {date}" if date else days_in_expression(question)
-    if calendar_sum and DATE_TOOL in tool_names and names != {DATE_TOOL}:
+    calendar_sum = date_sum_of(question)
+    if calendar_sum and DATE_TOOL in tool_names and not _same_date_sum(response, calendar_sum):
         return _calling(response, DATE_TOOL, {"expression": calendar_sum})
     conversion = conversion_of(question)
     if conversion and CALCULATOR in tool_names and names != {CALCULATOR}:
         return _calling(response, CALCULATOR, {"expression": conversion})
     return response
+
+
+def date_sum_of(question: str) -> str | None:
+    """The `date_calculator` expression the question's form asks for, else None."""
+    date = weekday_date(question)
+    if date:
+        return f"weekday of {date}"
+    dates = dates_named_in(question)
+    if len(dates) == 2 and _ASKS_DAYS.search(question):
+        return f"days between {dates[0]} and {dates[1]}"
+    return days_in_expression(question)
 
 
 def weekday_date(question: str) -> str | None:
@@ -93,6 +113,19 @@ def conversion_of(question: str) -> str | None:
         amount = _AMOUNT_WORDS.get(found["amount"], _decimal(found["amount"]))
         return f"{amount} {found['unit']} in {found['target']}"
     return None
+
+
+def _same_date_sum(response: AIMessage, expression: str) -> bool:
+    """Whether `response` is one date sum that answers as `expression` does: the model's own
+    wording stands when it computes the same thing."""
+    if [call["name"] for call in response.tool_calls] != [DATE_TOOL]:
+        return False
+    try:
+        return date_calculate(str(response.tool_calls[0]["args"].get("expression", ""))) == (
+            date_calculate(expression)
+        )
+    except DateExpressionError:
+        return False
 
 
 def _decimal(amount: str) -> str:

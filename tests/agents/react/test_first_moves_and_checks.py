@@ -65,6 +65,20 @@ async def test_a_clock_call_for_a_named_dates_weekday_becomes_the_date_sum(
     assert isinstance(found, ToolMessage) and str(found.content).startswith("Saturday")
 
 
+async def test_days_between_two_named_dates_go_to_the_date_sums(script: ModelScript) -> None:
+    script(
+        tool_call("date_calculator", "d1", expression="today + 1 month"),
+        AIMessage("28 days."),
+    )
+    question = (
+        "How many days are there from 1 February 2027 to 1 March 2027, not counting the first day?"
+    )
+    result = await graph.ainvoke({"messages": [HumanMessage(question)]})
+    call = result["messages"][1].tool_calls[0]
+    assert call["args"] == {"expression": "days between 1 February 2027 and 1 March 2027"}
+    assert str(result["messages"][2].content).startswith("28 days")
+
+
 async def test_a_date_sum_for_a_conversion_becomes_the_calculator(script: ModelScript) -> None:
     script(
         tool_call("date_calculator", "d1", expression="today + 3 weeks"),
@@ -166,3 +180,14 @@ async def test_a_second_wrong_answer_gives_way_to_the_passages_lines(script: Mod
     assert answer.startswith("The docs say:\n> ")
     first_quote = answer.splitlines()[1]
     assert "OLG_LOG_LEVEL" in first_quote and "(source: docs/" in first_quote
+
+
+async def test_the_models_own_equivalent_date_sum_stands(script: ModelScript) -> None:
+    script(
+        tool_call("date_calculator", "d1", expression="2000-01-01"),
+        AIMessage("Saturday."),
+    )
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("What day of the week was 1 January 2000?")]}
+    )
+    assert result["messages"][1].tool_calls[0]["args"] == {"expression": "2000-01-01"}
