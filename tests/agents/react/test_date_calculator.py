@@ -147,3 +147,32 @@ async def test_the_agent_answers_from_the_date_calculator(script: ModelScript) -
     assert isinstance(tool_message, ToolMessage)
     assert tool_message.content == "Saturday, 1 January 2000 (2000-01-01)"
     assert "date_calculator" in model.seen[0][0].content  # the prompt says what it does
+
+
+@pytest.mark.parametrize(
+    ("expression", "answer"),
+    [
+        ("days in 2024", "366 days in 2024 (a leap year)"),
+        ("days in 1900", "365 days in 1900 (not a leap year)"),  # a century not divisible by 400
+        ("days in 2000", "366 days in 2000 (a leap year)"),
+        ("How many days are in February 2028?", "29 days in February 2028"),
+        ("days in feb 2027", "28 days in February 2027"),
+        ("How many days are there in a leap year?", "366 days in a leap year"),
+        ("days in a common year", "365 days in a common year"),
+    ],
+)
+def test_the_days_in_a_year_or_month(expression: str, answer: str) -> None:
+    assert date_calculate(expression) == answer
+
+
+def test_an_impossible_date_is_refused_with_its_months_length() -> None:
+    with pytest.raises(DateExpressionError, match="February 2025 has 28 days"):
+        date_calculate("days between 2024-02-29 and 2025-02-29")
+
+
+def test_dates_named_in_a_question() -> None:
+    from open_langgraph.tools.dates import dates_named_in
+
+    assert dates_named_in("What day of the week was 1 January 2000?") == ["1 January 2000"]
+    assert dates_named_in("From July 14, 1989 to 2000-01-01?") == ["July 14, 1989", "2000-01-01"]
+    assert dates_named_in("What happens on 5 May?") == []  # no year: not a date to compute with
