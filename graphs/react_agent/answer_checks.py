@@ -48,6 +48,9 @@ class Wanted:
     kind: str
     asked: re.Pattern[str]
     looks: re.Pattern[str]
+    shown: bool = False
+    """Whether the one named must be one the passages show: a variable's name is exact, and
+    the model made one up (`MODEL_NAME`) beside passages that gave `OLG_MODEL`."""
 
 
 WANTED = (
@@ -55,6 +58,7 @@ WANTED = (
         "an environment variable (a name in capitals with underscores)",
         re.compile(r"\b(?:environment|env)\s+var(?:iable)?s?\b", re.IGNORECASE),
         re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b"),
+        shown=True,
     ),
     Wanted(
         "a command",
@@ -84,10 +88,11 @@ def review_note(response: AIMessage, messages: Sequence[BaseMessage]) -> str | N
         return NO_CALCULATION
     if response.tool_calls or not isinstance(response.content, str):
         return None
-    wanted = missing(question, response.content)
+    lines = _passage_lines(messages)
+    wanted = missing(question, response.content, "\n".join(line.text for line in lines))
     if wanted is None:
         return None
-    return _missing_note(wanted, question, _passage_lines(messages))
+    return _missing_note(wanted, question, lines)
 
 
 def needless_calculation(response: AIMessage, question: str) -> bool:
@@ -96,16 +101,21 @@ def needless_calculation(response: AIMessage, question: str) -> bool:
     return CALCULATOR in calls and not re.search(r"\d", question)
 
 
-def missing(question: str, answer: str) -> Wanted | None:
+def missing(question: str, answer: str, passages: str) -> Wanted | None:
     """What the question asks for that `answer` does not name (the first such), else None."""
     for wanted in WANTED:
-        if wanted.asked.search(question) and not wanted.looks.search(answer):
+        if not wanted.asked.search(question):
+            continue
+        named = wanted.looks.findall(answer)
+        if wanted.shown:
+            named = [name for name in named if name in passages]
+        if not named:
             return wanted
     return None
 
 
 def _missing_note(wanted: Wanted, question: str, lines: list[Line]) -> str:
-    head = f"The question asks for {wanted.kind}; your answer names none."
+    head = f"The question asks for {wanted.kind}; your answer names none the passages give."
     holding = best_lines(question, lines, wanted)
     if not holding:
         return f"{head} Answer with the exact one the passages give, then the source."

@@ -131,6 +131,21 @@ async def test_a_flag_given_for_a_variable_is_asked_again_with_the_rows(
     assert note.endswith("then the source.") and SETTINGS_QUESTION in note
 
 
+async def test_a_made_up_variable_is_asked_again(script: ModelScript) -> None:
+    model = script(
+        tool_call("search", "s1", query="model used when a graph names none"),
+        AIMessage("DEFAULT_MODEL"),  # a name the passages do not give
+        AIMessage("OLG_MODEL (source: docs/models.md)."),
+    )
+    question = "Which environment variable names the model used when a graph names none?"
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage(question)]}, context={"max_search_results": 6}
+    )
+    assert "OLG_MODEL" in str(result["messages"][2].content)  # the passages give it
+    assert result["messages"][-1].content.startswith("OLG_MODEL")
+    assert "OLG_MODEL" in str(model.seen[-1][-1].content)
+
+
 async def test_an_answer_of_the_asked_kind_is_not_asked_again(script: ModelScript) -> None:
     model = script(
         tool_call("search", "s1", query="log level olg serve"),
