@@ -16,6 +16,11 @@ from pathlib import Path
 
 DOCUMENT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst"})
 MAX_PASSAGE_CHARS = 1200
+NOT_SEARCHED = "<!-- search: skip -->"
+"""A file holding this line in its first 20 lines is left out of the search. For logs of
+measurements kept beside the docs: this project's agent results quote questions and the
+model's wrong answers, and took top-3 places from the docs that answer them (5 of 43 tuning
+questions, docs/agents/react_agent.md)."""
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -47,8 +52,11 @@ def document_files(root: Path) -> list[Path]:
 
 
 def passages(file: Path, url: str) -> list[Passage]:
-    """The passages of one file; `url` is the file's address, anchors are appended to it."""
+    """The passages of one file; `url` is the file's address, anchors are appended to it.
+    None for a file marked `NOT_SEARCHED`."""
     text = file.read_text(encoding="utf-8", errors="replace")
+    if any(line.strip() == NOT_SEARCHED for line in text.splitlines()[:20]):
+        return []
     if file.suffix.lower() not in (".md", ".markdown"):
         return [Passage(file.name, url, chunk) for chunk in _chunks(text)]
     found: list[Passage] = []

@@ -72,6 +72,13 @@ def test_plain_text_files_in_subfolders_are_searched(docs: Path) -> None:
     assert hit["url"] == "sub/kitchen.txt"
 
 
+def test_a_file_marked_not_searched_is_left_out(docs: Path) -> None:
+    (docs / "log.md").write_text(
+        "# Measurements\n<!-- search: skip -->\n\nBread dough questions asked: 12.\n"
+    )
+    assert [hit["url"] for hit in search("bread dough", max_results=5)] == ["sub/kitchen.txt"]
+
+
 def test_no_match_is_an_empty_list(docs: Path) -> None:
     assert search("quantum chromodynamics") == []
 
