@@ -3,7 +3,9 @@
 After its search, the embedded model sometimes answers what the passages do not say:
 
 - **The wrong kind of thing**: asked for an environment variable it gave the flag one cell
-  before it (`--log-level`), asked for a port or a default it gave a sentence with no number.
+  before it (`--log-level`), asked for a port or a default it gave a sentence with no number;
+  asked for a variable or a package, it made one up. A variable or package named must be one
+  the passages show.
   A question that asks for an environment variable, a command or a number gets an answer that
   names one; otherwise the model is asked again with the passages' lines that hold one.
 - **A calculation nobody asked for**: asked how many seconds a lease lasts, it multiplied the
@@ -58,6 +60,12 @@ WANTED = (
         "an environment variable (a name in capitals with underscores)",
         re.compile(r"\b(?:environment|env)\s+var(?:iable)?s?\b", re.IGNORECASE),
         re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b"),
+        shown=True,
+    ),
+    Wanted(
+        "a package name",
+        re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:pypi|pip|python|npm)\s+package\b", re.I),
+        re.compile(r"\b[a-z0-9]+(?:[-_.][a-z0-9]+)+\b"),
         shown=True,
     ),
     Wanted(

