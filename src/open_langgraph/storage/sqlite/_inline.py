@@ -82,6 +82,21 @@ class InlineConnection(aiosqlite.Connection):
             await asyncio.sleep(pause)
             pause = min(pause * 2, _LONGEST_PAUSE)
 
+    async def execute_unread(self, sql: str, parameters: Any = ()) -> None:
+        """Run a statement whose cursor nobody reads, without aiosqlite's cursor and result
+        wrappers (a checkpoint write pays them on every step otherwise)."""
+        conn = self._connection
+        if conn is None:
+            raise ValueError("Connection closed")
+        (await self._execute(conn.execute, sql, parameters)).close()
+
+    async def executemany_unread(self, sql: str, rows: list[Any]) -> None:
+        """`executemany` as `execute_unread` runs `execute`."""
+        conn = self._connection
+        if conn is None:
+            raise ValueError("Connection closed")
+        (await self._execute(conn.executemany, sql, rows)).close()
+
 
 def connect_inline(path: str | Path) -> InlineConnection:
     """Open `path`; await the result (as with `aiosqlite.connect`) before use."""
