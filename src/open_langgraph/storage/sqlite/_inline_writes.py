@@ -76,7 +76,7 @@ class InlineWrites:
             serialized_metadata,
         )
         async with self.lock:
-            await self.conn.execute_unread(_PUT, row)
+            (await self.conn.execute_now(_PUT, row)).close()
             await self.conn.commit()
         return {
             "configurable": {
@@ -117,5 +117,5 @@ class InlineWrites:
             for idx, (channel, value) in enumerate(writes)
         ]
         async with self.lock:
-            await self.conn.executemany_unread(query, rows)
+            (await self.conn.executemany_now(query, rows)).close()
             await self.conn.commit()
