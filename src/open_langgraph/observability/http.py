@@ -26,6 +26,10 @@ class RequestMetrics:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        # The labelled series, looked up once per label values rather than per request
+        # (`labels()` validates and locks each time). Bounded as the labels are.
+        self._counted: dict[tuple[str, str, int], Any] = {}
+        self._timed: dict[tuple[str, str], Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -35,7 +39,14 @@ class RequestMetrics:
         def finished(status: int, seconds: float) -> None:
             route = route_of(scope)
             method = scope["method"]
-            metrics.HTTP_REQUESTS.labels(method, route, str(status)).inc()
-            metrics.HTTP_DURATION.labels(method, route).observe(seconds)
+            counted = self._counted.get((method, route, status))
+            if counted is None:
+                counted = metrics.HTTP_REQUESTS.labels(method, route, str(status))
+                self._counted[(method, route, status)] = counted
+            timed = self._timed.get((method, route))
+            if timed is None:
+                timed = self._timed[(method, route)] = metrics.HTTP_DURATION.labels(method, route)
+            counted.inc()
+            timed.observe(seconds)
 
         await run_measured(self.app, scope, receive, send, finished)

@@ -15,6 +15,7 @@ those pages from driving it (starting runs, reading or deleting threads):
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 import re
@@ -39,8 +40,12 @@ STUDIO_ORIGIN = "https://smith.langchain.com"
 DEFAULT_CORS = CorsConfig(allow_origins=[STUDIO_ORIGIN])
 
 
+@functools.lru_cache(maxsize=256)
 def is_loopback_host(host: str | None) -> bool:
-    """Whether a bind address (`--host`) only accepts connections from this machine."""
+    """Whether a bind address (`--host`) only accepts connections from this machine.
+
+    Cached: the request guard asks it about every request's `Host`, nearly always the same
+    few names, and parsing an IP address each time was a visible share of a request."""
     if not host:
         return False
     name = host.strip("[]").lower()

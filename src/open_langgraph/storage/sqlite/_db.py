@@ -13,6 +13,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from open_langgraph.storage._sql import Dialect, Row, SqlBackend
 from open_langgraph.storage.base import AuthFilter
+from open_langgraph.storage.sqlite._inline import InlineConnection
 from open_langgraph.storage.sqlite._saver import SqliteCheckpointer
 
 
@@ -80,24 +81,48 @@ class SqliteDialect(Dialect):
 
 
 class _InTransaction:
-    """Statements inside a transaction the caller holds the lock of and commits."""
+    """Statements inside a transaction the caller holds the lock of and commits.
+
+    On our inline connection (always, when served) they run through its `execute_now`,
+    without aiosqlite's cursor wrappers; on another aiosqlite connection, through those."""
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
+        self._inline = conn if isinstance(conn, InlineConnection) else None
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        if self._inline is not None:
+            cursor = await self._inline.execute_now(sql, params)
+            try:
+                return cursor.fetchone()  # type: ignore[no-any-return]  # tuples
+            finally:
+                cursor.close()
         async with self._conn.execute(sql, params) as cur:
             return await cur.fetchone()  # type: ignore[return-value]  # sqlite3 rows are tuples
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        if self._inline is not None:
+            cursor = await self._inline.execute_now(sql, params)
+            try:
+                return cursor.fetchall()
+            finally:
+                cursor.close()
         async with self._conn.execute(sql, params) as cur:
             return list(await cur.fetchall())  # type: ignore[arg-type]  # tuples, as above
 
     async def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        if self._inline is not None:
+            cursor = await self._inline.execute_now(sql, params)
+            count = cursor.rowcount
+            cursor.close()
+            return count
         async with self._conn.execute(sql, params) as cur:
             return cur.rowcount
 
     async def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if self._inline is not None:
+            (await self._inline.executemany_now(sql, list(rows))).close()
+            return
         await self._conn.executemany(sql, rows)
 
 

@@ -1,5 +1,6 @@
 """The official `AsyncSqliteSaver`, without the per-run signature cost (`storage/_saver.py`),
-encrypting when `encryption.path` is configured (`storage/_encrypted_saver.py`)."""
+encrypting when `encryption.path` is configured (`storage/_encrypted_saver.py`), its writes
+run straight on the inline connection (`_inline_writes.py`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from open_langgraph.storage._encrypted_saver import EncryptedCheckpoints
 from open_langgraph.storage._saver import PrecomputedSignature
+from open_langgraph.storage.sqlite._inline_writes import InlineWrites
 
 
-class SqliteCheckpointer(PrecomputedSignature, EncryptedCheckpoints, AsyncSqliteSaver):
+class SqliteCheckpointer(
+    PrecomputedSignature, EncryptedCheckpoints, InlineWrites, AsyncSqliteSaver
+):
     pass
