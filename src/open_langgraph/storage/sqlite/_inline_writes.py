@@ -4,9 +4,10 @@ A two-node run makes nine checkpoint writes (`aput` per step, `aput_writes` per 
 `AsyncSqliteSaver` runs each through aiosqlite's result and cursor wrappers and takes its lock
 twice (once more in `setup()`); on the inline connection (`_inline.py`) those wrappers cost
 more than the statements. These overrides keep everything the saver guarantees: the same
-statements and rows (copied from langgraph-checkpoint-sqlite 3.x, whose `aget_tuple` and
-`alist` read them back), one commit per call, under the saver's lock, with the inline
-connection's wait-and-retry on a locked database.
+rows in langgraph-checkpoint-sqlite 3.x's tables (its `aget_tuple` and `alist` read them
+back; tests/unit/test_sqlite_inline_writes.py compares them with the saver's own), one commit
+per call, under the saver's lock, with the inline connection's wait-and-retry on a locked
+database.
 """
 
 from __future__ import annotations
