@@ -4,10 +4,10 @@ After its search, the embedded model sometimes answers what the passages do not 
 
 - **The wrong kind of thing**: asked for an environment variable it gave the flag one cell
   before it (`--log-level`), asked for a port or a default it gave a sentence with no number;
-  asked for a variable or a package, it made one up. A variable or package named must be one
-  the passages show.
-  A question that asks for an environment variable, a command or a number gets an answer that
-  names one; otherwise the model is asked again with the passages' lines that hold one.
+  asked for a variable or a package, it made one up. A question that asks for an environment
+  variable, a package, a command or a number gets an answer that names one (a variable or
+  package the passages show); otherwise the model is asked again with the passages' lines that
+  hold one.
 - **A calculation nobody asked for**: asked how many seconds a lease lasts, it multiplied the
   passage's number by 3600; asked for an environment variable, it multiplied 10 by itself
   until its call was full (held-out and tuning questions of issue 33). A question with no
@@ -28,11 +28,10 @@ from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from graphs.react_agent.search_first import SEARCH_TOOL, is_project_question
+from graphs.react_agent.search_first import CALCULATOR, SEARCH_TOOL, is_project_question
 from graphs.react_agent.section_answers import ask_again_note, names_only_a_section
 from open_langgraph.models.tool_use import current_turn, latest_question
 
-CALCULATOR = "calculator"
 CANDIDATE_LINES = 5
 """Lines of the passages quoted back when an answer lacks what the question asks for."""
 QUOTED_LINES = 2

@@ -1,6 +1,6 @@
 """A question whose form names its tool starts with that tool.
 
-`search_first` sends a question about this project to the docs. Two more forms of everyday
+`search_first` sends a question about this project to the docs. Four more forms of everyday
 question have one right first move that the embedded model does not always make:
 
 - **The weekday of a date it names** ("what day of the week was 1 January 2000?"): the model
@@ -25,13 +25,11 @@ the model.
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Sequence
-from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from graphs.react_agent.search_first import search_first
+from graphs.react_agent.search_first import CALCULATOR, DATE_TOOL, forced_call, search_first
 from open_langgraph.models.tool_use import called_a_tool, latest_question
 from open_langgraph.tools.dates import (
     DateExpressionError,
@@ -40,9 +38,6 @@ from open_langgraph.tools.dates import (
     days_in_expression,
 )
 from open_langgraph.tools.units import UNITS
-
-DATE_TOOL = "date_calculator"
-CALCULATOR = "calculator"
 
 _ASKS_WEEKDAY = re.compile(
     r"\b(?:day\s+of\s+the\s+week|weekday|what\s+day\b|which\s+day\b)", re.IGNORECASE
@@ -73,10 +68,10 @@ def first_move(
     names = {call["name"] for call in response.tool_calls}
     calendar_sum = date_sum_of(question)
     if calendar_sum and DATE_TOOL in tool_names and not _same_date_sum(response, calendar_sum):
-        return _calling(response, DATE_TOOL, {"expression": calendar_sum})
+        return forced_call(response, DATE_TOOL, {"expression": calendar_sum})
     conversion = conversion_of(question)
     if conversion and CALCULATOR in tool_names and names != {CALCULATOR}:
-        return _calling(response, CALCULATOR, {"expression": conversion})
+        return forced_call(response, CALCULATOR, {"expression": conversion})
     return response
 
 
@@ -133,8 +128,3 @@ def _decimal(amount: str) -> str:
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+", amount):
         return amount.replace(",", "")
     return amount.replace(",", ".")
-
-
-def _calling(response: AIMessage, name: str, args: dict[str, Any]) -> AIMessage:
-    call = {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:24]}", "type": "tool_call"}
-    return AIMessage(content="", tool_calls=[call], id=response.id)

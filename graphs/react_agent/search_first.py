@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
@@ -21,6 +22,8 @@ from open_langgraph.models.tool_use import called_a_tool, latest_question
 
 SEARCH_TOOL = "search"
 CLOCK_TOOL = "get_current_time"
+CALCULATOR = "calculator"
+DATE_TOOL = "date_calculator"
 QUERY_LIMIT = 200
 """The search tool's `max_length` for a query."""
 
@@ -55,10 +58,10 @@ def search_first(
     reads_clock_only = names == {CLOCK_TOOL} and not _TIME.search(question)
     if names and not reads_clock_only:
         return response
-    call = {
-        "name": SEARCH_TOOL,
-        "args": {"query": question[:QUERY_LIMIT]},
-        "id": f"call_{uuid.uuid4().hex[:24]}",
-        "type": "tool_call",
-    }
+    return forced_call(response, SEARCH_TOOL, {"query": question[:QUERY_LIMIT]})
+
+
+def forced_call(response: AIMessage, name: str, args: dict[str, Any]) -> AIMessage:
+    """One call to `name` in place of the model's `response` (its id kept)."""
+    call = {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:24]}", "type": "tool_call"}
     return AIMessage(content="", tool_calls=[call], id=response.id)
