@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from graphs.react_agent.search_first import CALCULATOR, SEARCH_TOOL, is_project_question
+from graphs.react_agent.search_results import shown_results
 from graphs.react_agent.section_answers import ask_again_note, names_only_a_section
 from open_langgraph.models.tool_use import current_turn, latest_question
 
@@ -175,23 +176,14 @@ def _searched(messages: Sequence[BaseMessage]) -> bool:
     return any(isinstance(m, ToolMessage) and m.name == SEARCH_TOOL for m in current_turn(messages))
 
 
-_HEADER = re.compile(r"^\[\d+\] .+ \(source: (?P<source>[^)\s]+)\)$")
-
-
 def _passage_lines(messages: Sequence[BaseMessage]) -> list[Line]:
     """The non-empty lines the turn's searches showed, in order, without repeats."""
     seen: dict[str, Line] = {}
-    source = ""
-    for message in current_turn(messages):
-        if not (isinstance(message, ToolMessage) and message.name == SEARCH_TOOL):
-            continue
-        for raw in str(message.content).splitlines():
-            line = raw.strip()
-            header = _HEADER.match(line)
-            if header:
-                source = header["source"]
-            elif line and source:
-                seen.setdefault(line[:400], Line(line[:400], source))
+    for result in shown_results(messages):
+        for raw in result.text.splitlines():
+            line = raw.strip()[:400]
+            if line:
+                seen.setdefault(line, Line(line, result.source))
     return list(seen.values())
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
-from open_langgraph.models.tool_use import current_turn
+from graphs.react_agent.search_results import shown_results
 
 ANSWER_THE_QUESTION = (
     "That names the section, not the answer. Answer the question itself with the exact name, "
@@ -24,10 +24,6 @@ ANSWER_THE_QUESTION = (
 )
 PASSAGE_LIMIT = 1500
 """Characters of the named section's passages quoted back to the model."""
-_RESULT = re.compile(
-    r"^\[\d+\] (?P<title>.+?) \(source: [^)]+\)\n(?P<text>.*?)(?=\n\n\[\d+\] |\Z)",
-    re.MULTILINE | re.DOTALL,
-)
 _SOURCE = re.compile(r"\(?\bsource:\s*[^)\s]+\)?", re.IGNORECASE)
 
 
@@ -44,15 +40,12 @@ def _named(answer: AIMessage) -> str:
 def _shown_results(messages: Sequence[BaseMessage]) -> Iterator[tuple[set[str], str]]:
     """Each search result of the current turn: the ways its heading may be named (the whole
     path, each tail of it, each level), and its text."""
-    for message in current_turn(messages):
-        if not isinstance(message, ToolMessage) or message.name != "search":
-            continue
-        for match in _RESULT.finditer(str(message.content)):
-            levels = match.group("title").split(": ")
-            names = {_plain(": ".join(levels[i:])) for i in range(len(levels))}
-            names |= {_plain(level) for level in levels}
-            names.discard("")
-            yield names, match.group("text").strip()
+    for result in shown_results(messages):
+        levels = result.title.split(": ")
+        names = {_plain(": ".join(levels[i:])) for i in range(len(levels))}
+        names |= {_plain(level) for level in levels}
+        names.discard("")
+        yield names, result.text
 
 
 def shown_headings(messages: Sequence[BaseMessage]) -> set[str]:

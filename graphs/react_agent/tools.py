@@ -18,6 +18,7 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import Field
 
 from graphs.react_agent.context import Context
+from graphs.react_agent.search_results import ShownResult, format_results
 from open_langgraph.envs.webshop.lucene import EnglishAnalyzer
 from open_langgraph.models.tool_use import latest_question
 from open_langgraph.tools import (
@@ -59,11 +60,13 @@ def search_tool(
         return f"No results for {query!r}."
     analyzer = _analyzer()
     terms = query_terms(f"{query} {question}" if question else query)
-    return "\n\n".join(
-        f"[{number}] {result['title']} (source: {result['url']})\n"
-        + focus_tables(result["content"], terms, analyzer)
-        for number, result in enumerate(results, start=1)
+    shown = (
+        ShownResult(
+            result["title"], result["url"], focus_tables(result["content"], terms, analyzer)
+        )
+        for result in results
     )
+    return format_results(shown)
 
 
 def _searchable_question(state: object) -> str:
