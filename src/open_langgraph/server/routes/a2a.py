@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Query, Request
+from fastapi import Query, Request
 from starlette.responses import Response
 
 from open_langgraph.errors import OLGError
 from open_langgraph.serde import dumps
 from open_langgraph.server.deps import ServicesDep
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.a2a import A2AService
 from open_langgraph.services.a2a_messages import (
@@ -33,7 +34,7 @@ from open_langgraph.services.a2a_messages import (
     A2AError,
 )
 
-router = APIRouter(tags=["a2a"])
+router = IndexedRouter(tags=["a2a"])
 
 METHODS = ("message/send", "message/stream", "tasks/get", "tasks/cancel")
 _REQUEST_BODY = {

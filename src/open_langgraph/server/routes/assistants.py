@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import Query, Response
 
 from open_langgraph.errors import InvalidInput
 from open_langgraph.serde import INT64_MAX
 from open_langgraph.server.deps import ServicesDep
 from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse, pagination_headers, select_fields
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.server.schemas import (
     AssistantCount,
     AssistantCreate,
@@ -20,7 +21,7 @@ from open_langgraph.server.schemas import (
     AssistantVersionsSearch,
 )
 
-router = APIRouter(prefix="/assistants", tags=["assistants"], route_class=JsonBodyRoute)
+router = IndexedRouter(prefix="/assistants", tags=["assistants"], route_class=JsonBodyRoute)
 
 
 def _xray_depth(xray: str) -> bool | int:

@@ -3,14 +3,15 @@ patch and delete, with the Platform's paths and bodies."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from fastapi import Response
 
 from open_langgraph.server.deps import ServicesDep
 from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse, pagination_headers, select_fields
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.services.cron_request import CronCount, CronCreate, CronPatch, CronSearch
 
-router = APIRouter(tags=["crons"], route_class=JsonBodyRoute)
+router = IndexedRouter(tags=["crons"], route_class=JsonBodyRoute)
 
 
 @router.post("/runs/crons")

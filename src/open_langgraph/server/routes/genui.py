@@ -11,14 +11,15 @@ the right to read that assistant.
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, Field
 
 from open_langgraph.server.deps import ServicesDep
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.server.routes import ui as web_ui
 
-router = APIRouter()
+router = IndexedRouter()
 
 
 class ComponentRequest(BaseModel):

@@ -8,13 +8,14 @@ as on the Platform.
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from starlette.responses import Response
 
 from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.route_index import IndexedRouter
 
-router = APIRouter(tags=["mcp"])
+router = IndexedRouter(tags=["mcp"])
 
 
 @router.post("/mcp/", summary="MCP Post", response_class=JSONResponse)

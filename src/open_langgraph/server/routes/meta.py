@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import langgraph.version
-from fastapi import APIRouter, Query, Request
+from fastapi import Query, Request
 
 from open_langgraph import __version__
 from open_langgraph.readiness import Readiness
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.route_index import IndexedRouter
 
 #: `/ok`, served even with `http.disable_meta` (a load balancer's check keeps working).
-health = APIRouter(tags=["meta"])
+health = IndexedRouter(tags=["meta"])
 #: `/info`, which `http.disable_meta` removes.
-router = APIRouter(tags=["meta"])
+router = IndexedRouter(tags=["meta"])
 
 
 @health.get(

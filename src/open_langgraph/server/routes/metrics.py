@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import Query, Request
 from starlette.responses import Response
 
 from open_langgraph.errors import NotFound
 from open_langgraph.observability import metrics
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.route_index import IndexedRouter
 
-router = APIRouter(tags=["System"])
+router = IndexedRouter(tags=["System"])
 
 
 @router.get(

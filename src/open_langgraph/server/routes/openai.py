@@ -16,18 +16,19 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import FastAPI, Request
 from pydantic import BaseModel, ValidationError
 from starlette.responses import Response, StreamingResponse
 
 from open_langgraph.observability import metrics
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.services.openai_chat import OpenAIChat
 from open_langgraph.services.openai_embeddings import OpenAIEmbeddings
 from open_langgraph.services.openai_models import OpenAIError, model_list, model_not_found
 from open_langgraph.services.openai_types import ChatCompletionRequest, EmbeddingRequest
 
-router = APIRouter(prefix="/v1", tags=["OpenAI-compatible"])
+router = IndexedRouter(prefix="/v1", tags=["OpenAI-compatible"])
 _Body = TypeVar("_Body", bound=BaseModel)
 
 

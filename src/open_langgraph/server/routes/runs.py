@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import Header, Query, Response
 from starlette.responses import StreamingResponse
 
 from open_langgraph.errors import InvalidInput
@@ -14,13 +14,14 @@ from open_langgraph.serde import INT64_MAX, parse_int64
 from open_langgraph.server.deps import Services, ServicesDep
 from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse, select_fields
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.server.schemas import RunBatch, RunCancelMany, RunCreate, RunStatus
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.runs import public_run
 from open_langgraph.services.thread_stream import parse_thread_stream_modes
 from open_langgraph.storage.base import StoredEvent
 
-router = APIRouter(tags=["runs"], route_class=JsonBodyRoute)
+router = IndexedRouter(tags=["runs"], route_class=JsonBodyRoute)
 
 
 def _run_headers(run: dict[str, Any], suffix: str) -> dict[str, str]:

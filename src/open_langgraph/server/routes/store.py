@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import Query, Response
 from langgraph.store.base import NOT_PROVIDED
 
 from open_langgraph.server.deps import ServicesDep
 from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.server.store_schemas import (
     StoreDelete,
     StoreListNamespaces,
@@ -18,7 +19,7 @@ from open_langgraph.server.store_schemas import (
 )
 from open_langgraph.services.store import parse_query_namespace
 
-router = APIRouter(prefix="/store", tags=["store"], route_class=JsonBodyRoute)
+router = IndexedRouter(prefix="/store", tags=["store"], route_class=JsonBodyRoute)
 
 
 @router.put("/items", status_code=204)

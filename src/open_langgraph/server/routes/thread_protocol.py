@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, WebSocket, WebSocketDisconnect
+from fastapi import Body, Header, WebSocket, WebSocketDisconnect
 from starlette.responses import StreamingResponse
 
 from open_langgraph.errors import OLGError
@@ -22,6 +22,7 @@ from open_langgraph.serde import dumps, loads
 from open_langgraph.server.deps import Services, ServicesDep
 from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.server.sse import sse_response
 from open_langgraph.services.protocol_commands import (
     ProtocolError,
@@ -33,7 +34,7 @@ from open_langgraph.services.protocol_commands import (
 from open_langgraph.services.protocol_stream import EventFilter, parse_since
 
 logger = logging.getLogger(__name__)
-router = APIRouter(prefix="/threads", tags=["threads"], route_class=JsonBodyRoute)
+router = IndexedRouter(prefix="/threads", tags=["threads"], route_class=JsonBodyRoute)
 
 
 @dataclass(frozen=True, slots=True)

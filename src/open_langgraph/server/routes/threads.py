@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import Query, Response
 
 from open_langgraph.server.deps import ServicesDep
 from open_langgraph.server.json_body import JsonBodyRoute
 from open_langgraph.server.responses import JSONResponse, pagination_headers, select_fields
+from open_langgraph.server.route_index import IndexedRouter
 from open_langgraph.server.schemas import (
     ThreadCount,
     ThreadCreate,
@@ -21,7 +22,7 @@ from open_langgraph.server.schemas import (
     ThreadTTL,
 )
 
-router = APIRouter(prefix="/threads", tags=["threads"], route_class=JsonBodyRoute)
+router = IndexedRouter(prefix="/threads", tags=["threads"], route_class=JsonBodyRoute)
 
 
 def _select_state(state: dict[str, Any], select: list[str] | None) -> dict[str, Any]:

@@ -13,10 +13,11 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from open_langgraph.server.responses import JSONResponse
+from open_langgraph.server.route_index import IndexedRouter
 
 UI_DIST = Path(__file__).resolve().parent.parent / "ui_dist"
 UI_PREFIX = "/ui"
@@ -25,7 +26,7 @@ NOT_BUILT = (
     "which includes it"
 )
 
-router = APIRouter(include_in_schema=False)
+router = IndexedRouter(include_in_schema=False)
 
 
 def is_built() -> bool:
