@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from psycopg import errors
@@ -22,8 +23,17 @@ from psycopg.rows import DictRow
 from psycopg_pool import AsyncConnectionPool
 
 from open_langgraph.errors import Conflict
+from open_langgraph.storage._threads import thread_update_sets
 from open_langgraph.storage.base import StoredEvent, ThreadUpdate
-from open_langgraph.storage.postgres._db import RUN_COLUMNS, Conn, PostgresBase, jsonb, run_record
+from open_langgraph.storage.postgres._db import (
+    POSTGRES,
+    RUN_COLUMNS,
+    Conn,
+    PostgresBase,
+    jsonb,
+    pyformat,
+    run_record,
+)
 from open_langgraph.storage.postgres.threads import apply_thread_update
 
 CancelAction = Literal["interrupt", "rollback"]
@@ -322,28 +332,27 @@ class PostgresRunQueue(PostgresBase):
         first_seq: int,
         kept_seqs: Sequence[int],
         trace: bytes | None = None,
+        events: Sequence[StoredEvent] = (),
     ) -> bool:
         """Store the end of a run this worker still holds; False if its lease was lost (the
         run is someone else's now, and this attempt's end must not count).
 
+        `events` are the run's last events, not stored yet: they are stored with its end.
         Events this attempt stored but later superseded (`messages/partial`) are dropped:
         replays get only the newest of them, as from a single-process server.
         """
         async with self._pipelined() as conn:
             await _lock_thread(conn, thread_id)
-            if not await _finish(conn, run_id, status, output, error, thread_update, worker_id):
-                return False
-            await conn.execute(
-                "DELETE FROM run_events WHERE run_id = %s AND seq >= %s AND NOT (seq = ANY(%s))",
-                (run_id, first_seq, list(kept_seqs)),
+            return await _finish(
+                conn,
+                run_id,
+                status,
+                output,
+                error,
+                thread_update,
+                worker_id,
+                ending=_Ending(first_seq, kept_seqs, events, trace),
             )
-            if trace is not None:
-                await conn.execute(
-                    "INSERT INTO run_traces (run_id, data) VALUES (%s, %s) "
-                    "ON CONFLICT (run_id) DO UPDATE SET data = excluded.data",
-                    (run_id, trace),
-                )
-        return True
 
 
 async def _lock_thread(conn: Conn, thread_id: str) -> None:
@@ -371,6 +380,19 @@ async def _cancel_rows(
     return queued, running
 
 
+@dataclass(frozen=True, slots=True)
+class _Ending:
+    """What a worker stores with the end of its run besides the run and thread rows."""
+
+    first_seq: int
+    """The id of this attempt's first event: its events from there on not in `kept_seqs`
+    were superseded and go."""
+    kept_seqs: Sequence[int]
+    events: Sequence[StoredEvent]
+    """Events not stored yet (those of them in `kept_seqs` are stored)."""
+    trace: bytes | None
+
+
 async def _finish(
     conn: Conn,
     run_id: str,
@@ -379,29 +401,76 @@ async def _finish(
     error: dict[str, Any] | None,
     thread_update: ThreadUpdate | None,
     worker_id: str | None = None,
+    *,
+    ending: _Ending | None = None,
 ) -> bool:
     """End a run (only if `worker_id` still holds it, when given) and update its thread; a
-    thread with more runs queued stays `busy`. False if there was no such run to end."""
-    sql = (
-        "UPDATE runs SET status = %s, updated_at = now(), output = %s, error = %s, "
-        "worker_id = NULL, lease_expires_at = NULL, cancel_action = NULL WHERE run_id = %s"
-    )
+    thread with more runs in flight stays `busy`. False if there was no such run to end.
+
+    One statement, whose parts each happen only if the run was ended, so that the end costs
+    one round trip inside the caller's transaction. That transaction must hold the thread's
+    row lock already (taken by an earlier statement, `_lock_thread`): a statement sees the
+    runs committed before it began, so the check for runs still in flight is only complete
+    once no other transaction can add one to the thread (enqueueing updates the thread row).
+    """
     params: list[Any] = [status, jsonb(output), jsonb(error), run_id]
+    sql = (
+        "WITH ended AS (UPDATE runs SET status = ?, updated_at = now(), output = ?, "
+        "error = ?, worker_id = NULL, lease_expires_at = NULL, cancel_action = NULL "
+        "WHERE run_id = ?"
+    )
     if worker_id is not None:
-        sql += " AND worker_id = %s AND status = 'running'"
+        sql += " AND worker_id = ? AND status = 'running'"
         params.append(worker_id)
-    cur = await conn.execute(sql + " RETURNING thread_id", params)
-    row = await cur.fetchone()
-    if row is None:
-        return False
-    if thread_update is None:
-        return True
-    if thread_update.status != "busy":
-        cur = await conn.execute(
-            f"SELECT 1 FROM runs WHERE thread_id = %s AND status IN {_IN_FLIGHT} LIMIT 1",
-            (row["thread_id"],),
+    sql += " RETURNING thread_id)"
+    if ending is not None:
+        sql += (
+            ", dropped AS (DELETE FROM run_events WHERE run_id = ? AND seq >= ? "
+            "AND NOT (seq = ANY(?)) AND EXISTS (SELECT 1 FROM ended))"
         )
-        if await cur.fetchone() is not None:
-            thread_update.status = "busy"
-    await apply_thread_update(conn, row["thread_id"], thread_update)
+        params += [run_id, ending.first_seq, list(ending.kept_seqs)]
+        kept = set(ending.kept_seqs)
+        events = [e for e in ending.events if e.seq in kept]
+        if events:
+            sql += (
+                ", stored AS (INSERT INTO run_events (run_id, seq, event, data) "
+                "SELECT ?, * FROM unnest(?::int[], ?::text[], ?::bytea[]) "
+                "WHERE EXISTS (SELECT 1 FROM ended) ON CONFLICT DO NOTHING)"
+            )
+            params += [
+                run_id,
+                [e.seq for e in events],
+                [e.event for e in events],
+                [e.data for e in events],
+            ]
+        if ending.trace is not None:
+            sql += (
+                ", traced AS (INSERT INTO run_traces (run_id, data) SELECT ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM ended) "
+                "ON CONFLICT (run_id) DO UPDATE SET data = excluded.data)"
+            )
+            params += [run_id, ending.trace]
+    thread_status = "NULL::text"
+    if thread_update is not None:
+        # The run's own row still reads `running` here (a statement does not see its own
+        # changes), hence `run_id <>`.
+        sets = thread_update_sets(POSTGRES, replace(thread_update, status=None), params)
+        sets.append(
+            "status = CASE WHEN EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = "
+            f"threads.thread_id AND o.status IN {_IN_FLIGHT} AND o.run_id <> ?) "
+            "THEN 'busy' ELSE COALESCE(?, threads.status) END"
+        )
+        params += [run_id, thread_update.status]
+        sql += (
+            f", thread AS (UPDATE threads SET {', '.join(sets)} FROM ended "
+            "WHERE threads.thread_id = ended.thread_id RETURNING threads.status)"
+        )
+        thread_status = "(SELECT status FROM thread)"
+    sql += f" SELECT EXISTS (SELECT 1 FROM ended) AS ended, {thread_status} AS thread_status"
+    cur = await conn.execute(pyformat(sql), params)
+    row = await cur.fetchone()
+    if row is None or not row["ended"]:
+        return False
+    if thread_update is not None and row["thread_status"] == "busy":
+        thread_update.status = "busy"
     return True
