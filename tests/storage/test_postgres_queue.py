@@ -268,3 +268,21 @@ async def test_a_run_enqueued_while_an_end_waits_for_the_thread_keeps_it_busy(
     assert update.status == "busy"
     assert (await storage.get_thread(thread_id))["status"] == "busy"  # type: ignore[index]
     assert (await storage.get_run(run_id))["status"] == "success"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("strategy", [None, "enqueue", "interrupt"])
+async def test_enqueue_stores_the_run_its_first_event_and_the_thread_at_once(
+    opened: Any, strategy: str | None
+) -> None:
+    storage, queue = opened
+    thread_id = await _thread(storage)
+    run = _run(thread_id, strategy or "enqueue")
+    start = StoredEvent(0, "metadata", b'{"run_id": "r"}')
+    update = ThreadUpdate(status="busy", metadata={"graph_id": "g"})
+    assert await queue.enqueue(run, update, strategy, 0, start) == ([], [])
+    stored = await storage.get_run(run["run_id"])
+    assert stored is not None and stored["status"] == "pending"
+    assert await storage.get_run_events(run["run_id"]) == [start]
+    thread = await storage.get_thread(thread_id)
+    assert thread is not None and thread["status"] == "busy"
+    assert thread["metadata"] == {"graph_id": "g"}

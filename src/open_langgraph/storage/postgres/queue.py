@@ -34,7 +34,6 @@ from open_langgraph.storage.postgres._db import (
     pyformat,
     run_record,
 )
-from open_langgraph.storage.postgres.threads import apply_thread_update
 
 CancelAction = Literal["interrupt", "rollback"]
 logger = logging.getLogger(__name__)
@@ -108,45 +107,28 @@ class PostgresRunQueue(PostgresBase):
         """
         ended: list[str] = []
         running: list[str] = []
+        store = _stored_run(run, thread_update, after_seconds, start_event)
+        if strategy is None or strategy == "enqueue":
+            # Decides nothing about the runs in flight: no lock, one autocommitted statement.
+            async with self.pool.connection() as conn:
+                await conn.execute(*store)
+            return ended, running
         async with self._pipelined() as conn:
-            # `enqueue` decides nothing about the runs in flight: it needs no lock.
-            if strategy is not None and strategy != "enqueue":
-                await _lock_thread(conn, run["thread_id"])
-                cur = await conn.execute(
-                    f"SELECT run_id, status FROM runs WHERE thread_id = %s "
-                    f"AND status IN {_IN_FLIGHT} ORDER BY seq FOR UPDATE",
-                    (run["thread_id"],),
-                )
-                in_flight = await cur.fetchall()
-                if in_flight and strategy == "reject":
-                    raise Conflict(
-                        f"Thread {run['thread_id']} is busy with another run; "
-                        "multitask_strategy is 'reject'"
-                    )
-                if in_flight and strategy in ("interrupt", "rollback"):
-                    ended, running = await _cancel_rows(conn, in_flight, strategy)
-            await conn.execute(
-                f"INSERT INTO runs ({RUN_COLUMNS}, available_at) VALUES "
-                "(%s,%s,%s,%s,%s,'pending',%s,%s,%s,NULL,NULL, "
-                "now() + make_interval(secs => %s))",
-                (
-                    run["run_id"],
-                    run["thread_id"],
-                    run["assistant_id"],
-                    run["created_at"],
-                    run["updated_at"],
-                    jsonb(run["metadata"]),
-                    jsonb(run["kwargs"]),
-                    run["multitask_strategy"],
-                    after_seconds,
-                ),
+            await _lock_thread(conn, run["thread_id"])
+            cur = await conn.execute(
+                f"SELECT run_id, status FROM runs WHERE thread_id = %s "
+                f"AND status IN {_IN_FLIGHT} ORDER BY seq FOR UPDATE",
+                (run["thread_id"],),
             )
-            await apply_thread_update(conn, run["thread_id"], thread_update)
-            if start_event is not None:
-                await conn.execute(
-                    "INSERT INTO run_events (run_id, seq, event, data) VALUES (%s, %s, %s, %s)",
-                    (run["run_id"], start_event.seq, start_event.event, start_event.data),
+            in_flight = await cur.fetchall()
+            if in_flight and strategy == "reject":
+                raise Conflict(
+                    f"Thread {run['thread_id']} is busy with another run; "
+                    "multitask_strategy is 'reject'"
                 )
+            if in_flight and strategy in ("interrupt", "rollback"):
+                ended, running = await _cancel_rows(conn, in_flight, strategy)
+            await conn.execute(*store)
         return ended, running
 
     async def request_cancel(
@@ -353,6 +335,37 @@ class PostgresRunQueue(PostgresBase):
                 worker_id,
                 ending=_Ending(first_seq, kept_seqs, events, trace),
             )
+
+
+def _stored_run(
+    run: dict[str, Any],
+    thread_update: ThreadUpdate,
+    after_seconds: float,
+    start_event: StoredEvent | None,
+) -> tuple[str, list[Any]]:
+    """One statement storing a new pending run, its first event and its thread's update."""
+    params: list[Any] = [
+        run["run_id"],
+        run["thread_id"],
+        run["assistant_id"],
+        run["created_at"],
+        run["updated_at"],
+        jsonb(run["metadata"]),
+        jsonb(run["kwargs"]),
+        run["multitask_strategy"],
+        after_seconds,
+    ]
+    sql = (
+        f"WITH queued AS (INSERT INTO runs ({RUN_COLUMNS}, available_at) VALUES "
+        "(?,?,?,?,?,'pending',?,?,?,NULL,NULL, now() + make_interval(secs => ?)))"
+    )
+    if start_event is not None:
+        sql += ", started AS (INSERT INTO run_events (run_id, seq, event, data) VALUES (?,?,?,?))"
+        params += [run["run_id"], start_event.seq, start_event.event, start_event.data]
+    sets = thread_update_sets(POSTGRES, thread_update, params)
+    params.append(run["thread_id"])
+    sql += f" UPDATE threads SET {', '.join(sets)} WHERE thread_id = ?"
+    return pyformat(sql), params
 
 
 async def _lock_thread(conn: Conn, thread_id: str) -> None:
