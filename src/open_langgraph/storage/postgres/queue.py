@@ -323,18 +323,24 @@ class PostgresRunQueue(PostgresBase):
         Events this attempt stored but later superseded (`messages/partial`) are dropped:
         replays get only the newest of them, as from a single-process server.
         """
-        async with self._pipelined() as conn:
-            await _lock_thread(conn, thread_id)
-            return await _finish(
-                conn,
-                run_id,
-                status,
-                output,
-                error,
-                thread_update,
-                worker_id,
-                ending=_Ending(first_seq, kept_seqs, events, trace),
-            )
+        # One round trip: in pipeline mode, autocommitted statements up to the sync that
+        # ends the block form one implicit transaction, each statement with its own
+        # snapshot, so the end sees every run committed before it got the thread's lock.
+        async with self.pool.connection() as conn:
+            async with conn.pipeline():
+                await _lock_thread(conn, thread_id)
+                cur = await conn.execute(
+                    *_end_statement(
+                        run_id,
+                        status,
+                        output,
+                        error,
+                        thread_update,
+                        worker_id,
+                        _Ending(first_seq, kept_seqs, events, trace),
+                    )
+                )
+            return _ended(await cur.fetchone(), thread_update)
 
 
 def _stored_run(
@@ -413,18 +419,31 @@ async def _finish(
     output: Any,
     error: dict[str, Any] | None,
     thread_update: ThreadUpdate | None,
-    worker_id: str | None = None,
-    *,
-    ending: _Ending | None = None,
 ) -> bool:
-    """End a run (only if `worker_id` still holds it, when given) and update its thread; a
-    thread with more runs in flight stays `busy`. False if there was no such run to end.
+    """End a run inside the caller's transaction, which holds its thread's lock
+    (`_end_statement`); False if there was no such run to end."""
+    cur = await conn.execute(*_end_statement(run_id, status, output, error, thread_update))
+    return _ended(await cur.fetchone(), thread_update)
 
-    One statement, whose parts each happen only if the run was ended, so that the end costs
-    one round trip inside the caller's transaction. That transaction must hold the thread's
-    row lock already (taken by an earlier statement, `_lock_thread`): a statement sees the
-    runs committed before it began, so the check for runs still in flight is only complete
-    once no other transaction can add one to the thread (enqueueing updates the thread row).
+
+def _end_statement(
+    run_id: str,
+    status: str,
+    output: Any,
+    error: dict[str, Any] | None,
+    thread_update: ThreadUpdate | None,
+    worker_id: str | None = None,
+    ending: _Ending | None = None,
+) -> tuple[str, list[Any]]:
+    """The statement that ends a run (only if `worker_id` still holds it, when given) and
+    updates its thread; a thread with more runs in flight stays `busy` (`_ended` reads
+    its answer).
+
+    One statement, whose parts each happen only if the run was ended. It must follow the
+    thread's row lock (`_lock_thread`) in the same transaction, as a statement of its own:
+    a statement sees the runs committed before it began, so the check for runs still in
+    flight is complete only once no other transaction can add one to the thread
+    (enqueueing updates the thread row).
     """
     params: list[Any] = [status, jsonb(output), jsonb(error), run_id]
     sql = (
@@ -480,8 +499,12 @@ async def _finish(
         )
         thread_status = "(SELECT status FROM thread)"
     sql += f" SELECT EXISTS (SELECT 1 FROM ended) AS ended, {thread_status} AS thread_status"
-    cur = await conn.execute(pyformat(sql), params)
-    row = await cur.fetchone()
+    return pyformat(sql), params
+
+
+def _ended(row: DictRow | None, thread_update: ThreadUpdate | None) -> bool:
+    """Whether `_end_statement` ended the run; marks `thread_update` busy if it left the
+    thread so."""
     if row is None or not row["ended"]:
         return False
     if thread_update is not None and row["thread_status"] == "busy":
