@@ -172,13 +172,14 @@ async def _claimed(queue: PostgresRunQueue, storage: PostgresStorage, worker: st
     return run["run_id"]
 
 
-async def test_a_runs_end_stores_its_last_events_trace_and_thread_at_once(opened: Any) -> None:
+async def test_a_runs_end_stores_its_trace_and_thread_and_drops_superseded_events(
+    opened: Any,
+) -> None:
     storage, queue = opened
     run_id = await _claimed(queue, storage, "w")
     thread_id = (await storage.get_run(run_id))["thread_id"]  # type: ignore[index]
-    # Stored while it ran: 0 and 1 (1 later superseded by 3, a `messages/partial`).
-    await queue.append_events([(run_id, StoredEvent(s, "values", b"%d" % s)) for s in (0, 1)])
-    last = [StoredEvent(2, "values", b"2"), StoredEvent(3, "values", b"3")]
+    # Stored while it ran: 0 to 3, 1 later superseded by 3 (a `messages/partial`).
+    await queue.append_events([(run_id, StoredEvent(s, "values", b"%d" % s)) for s in (0, 1, 2, 3)])
     update = ThreadUpdate(status="idle", values={"n": 3})
     assert await queue.finish_claimed(
         run_id,
@@ -191,7 +192,6 @@ async def test_a_runs_end_stores_its_last_events_trace_and_thread_at_once(opened
         first_seq=0,
         kept_seqs=[0, 2, 3],
         trace=b"trace",
-        events=last,
     )
     assert [(e.seq, e.data) for e in await storage.get_run_events(run_id)] == [
         (0, b"0"),
@@ -210,7 +210,7 @@ async def test_an_end_whose_lease_was_lost_stores_nothing(opened: Any) -> None:
     storage, queue = opened
     run_id = await _claimed(queue, storage, "w")
     thread_id = (await storage.get_run(run_id))["thread_id"]  # type: ignore[index]
-    await queue.append_events([(run_id, StoredEvent(0, "values", b"0"))])
+    await queue.append_events([(run_id, StoredEvent(s, "values", b"%d" % s)) for s in (0, 1)])
     assert not await queue.finish_claimed(
         run_id,
         thread_id,
@@ -222,9 +222,8 @@ async def test_an_end_whose_lease_was_lost_stores_nothing(opened: Any) -> None:
         first_seq=0,
         kept_seqs=[1],
         trace=b"trace",
-        events=[StoredEvent(1, "values", b"1")],
     )
-    assert [e.seq for e in await storage.get_run_events(run_id)] == [0]
+    assert [e.seq for e in await storage.get_run_events(run_id)] == [0, 1]
     assert await storage.get_run_trace(run_id) is None
     assert (await storage.get_run(run_id))["status"] == "running"  # type: ignore[index]
     thread = await storage.get_thread(thread_id)

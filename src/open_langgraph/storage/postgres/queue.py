@@ -314,12 +314,10 @@ class PostgresRunQueue(PostgresBase):
         first_seq: int,
         kept_seqs: Sequence[int],
         trace: bytes | None = None,
-        events: Sequence[StoredEvent] = (),
     ) -> bool:
         """Store the end of a run this worker still holds; False if its lease was lost (the
         run is someone else's now, and this attempt's end must not count).
 
-        `events` are the run's last events, not stored yet: they are stored with its end.
         Events this attempt stored but later superseded (`messages/partial`) are dropped:
         replays get only the newest of them, as from a single-process server.
         """
@@ -337,7 +335,7 @@ class PostgresRunQueue(PostgresBase):
                         error,
                         thread_update,
                         worker_id,
-                        _Ending(first_seq, kept_seqs, events, trace),
+                        _Ending(first_seq, kept_seqs, trace),
                     )
                 )
             return _ended(await cur.fetchone(), thread_update)
@@ -407,8 +405,6 @@ class _Ending:
     """The id of this attempt's first event: its events from there on not in `kept_seqs`
     were superseded and go."""
     kept_seqs: Sequence[int]
-    events: Sequence[StoredEvent]
-    """Events not stored yet (those of them in `kept_seqs` are stored)."""
     trace: bytes | None
 
 
@@ -461,20 +457,6 @@ def _end_statement(
             "AND NOT (seq = ANY(?)) AND EXISTS (SELECT 1 FROM ended))"
         )
         params += [run_id, ending.first_seq, list(ending.kept_seqs)]
-        kept = set(ending.kept_seqs)
-        events = [e for e in ending.events if e.seq in kept]
-        if events:
-            sql += (
-                ", stored AS (INSERT INTO run_events (run_id, seq, event, data) "
-                "SELECT ?, * FROM unnest(?::int[], ?::text[], ?::bytea[]) "
-                "WHERE EXISTS (SELECT 1 FROM ended) ON CONFLICT DO NOTHING)"
-            )
-            params += [
-                run_id,
-                [e.seq for e in events],
-                [e.event for e in events],
-                [e.data for e in events],
-            ]
         if ending.trace is not None:
             sql += (
                 ", traced AS (INSERT INTO run_traces (run_id, data) SELECT ?, ? "
