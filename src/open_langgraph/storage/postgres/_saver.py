@@ -1,8 +1,8 @@
 """The official `AsyncPostgresSaver`, without the per-run signature cost (`storage/_saver.py`)
 and without its process-wide lock when it draws connections from a pool; encrypting when
 `encryption.path` is configured (`storage/_encrypted_saver.py`); serialising a task's writes
-on the event loop rather than on a thread; and sending a write of one statement without
-pipeline mode (`_Batch`)."""
+and a checkpoint's channel values on the event loop rather than on a thread; and sending a
+write of one statement without pipeline mode (`_Batch`)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,17 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import WRITES_IDX_MAP
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    get_serializable_checkpoint_metadata,
+)
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from open_langgraph.storage._encrypted_saver import EncryptedCheckpoints
@@ -24,10 +32,62 @@ class _WritesOnTheLoop:
     """Put right before `AsyncPostgresSaver` in the bases (after `PrecomputedSignature`,
     whose signature LangGraph reads)."""
 
+    UPSERT_CHECKPOINTS_SQL: str
+    UPSERT_CHECKPOINT_BLOBS_SQL: str
     UPSERT_CHECKPOINT_WRITES_SQL: str
     INSERT_CHECKPOINT_WRITES_SQL: str
+    _dump_blobs: Any
     _dump_writes: Any
     _cursor: Any
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """The saver's own (langgraph-checkpoint-postgres 3.x), serialising the channel
+        values it stores as blobs here instead of in `asyncio.to_thread`, for the reason
+        `aput_writes` gives. Same statements, same rows (test_postgres_writes_on_loop.py
+        compares them with the official saver's)."""
+        configurable = config["configurable"]
+        thread_id = configurable["thread_id"]
+        checkpoint_ns = configurable["checkpoint_ns"]
+        copy = checkpoint.copy()
+        copy["channel_values"] = inline = dict(checkpoint["channel_values"])
+        # Primitive values stay inline in the checkpoint row; others go to the blobs table.
+        blob_values = {}
+        for channel, value in checkpoint["channel_values"].items():
+            if isinstance(value, _DeltaSnapshot):
+                blob_values[channel] = inline.pop(channel)
+                inline[channel] = True
+            elif value is not None and not isinstance(value, str | int | float | bool):
+                blob_values[channel] = inline.pop(channel)
+        async with self._cursor(pipeline=True) as cur:
+            if blob_versions := {k: v for k, v in new_versions.items() if k in blob_values}:
+                await cur.executemany(
+                    self.UPSERT_CHECKPOINT_BLOBS_SQL,
+                    self._dump_blobs(thread_id, checkpoint_ns, blob_values, blob_versions),
+                )
+            await cur.execute(
+                self.UPSERT_CHECKPOINTS_SQL,
+                (
+                    thread_id,
+                    checkpoint_ns,
+                    checkpoint["id"],
+                    configurable.get("checkpoint_id"),
+                    Jsonb(copy),
+                    Jsonb(get_serializable_checkpoint_metadata(config, metadata)),
+                ),
+            )
+        return {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": checkpoint_ns,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
 
     async def aput_writes(
         self,
