@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from open_langgraph.errors import Conflict
-from open_langgraph.storage.base import ThreadUpdate, utc_now
+from open_langgraph.storage.base import StoredEvent, ThreadUpdate, utc_now
 from open_langgraph.storage.postgres import PostgresStorage
 from open_langgraph.storage.postgres.queue import PostgresRunQueue
 from tests.storage.conftest import _TABLES
@@ -161,3 +161,127 @@ async def test_one_claim_takes_the_heads_of_several_threads_oldest_first(opened:
         await _enqueue(queue, _run(thread_id))
     claimed = await queue.claim("w", 5, 10)
     assert [run["run_id"] for run in claimed] == [head["run_id"] for head in heads]
+
+
+async def _claimed(queue: PostgresRunQueue, storage: PostgresStorage, worker: str) -> str:
+    """The id of a run of a new thread, claimed by `worker`."""
+    thread_id = await _thread(storage)
+    run = _run(thread_id)
+    await _enqueue(queue, run)
+    assert [claimed["run_id"] for claimed in await queue.claim(worker, 5)] == [run["run_id"]]
+    return run["run_id"]
+
+
+async def test_a_runs_end_stores_its_trace_and_thread_and_drops_superseded_events(
+    opened: Any,
+) -> None:
+    storage, queue = opened
+    run_id = await _claimed(queue, storage, "w")
+    thread_id = (await storage.get_run(run_id))["thread_id"]  # type: ignore[index]
+    # Stored while it ran: 0 to 3, 1 later superseded by 3 (a `messages/partial`).
+    await queue.append_events([(run_id, StoredEvent(s, "values", b"%d" % s)) for s in (0, 1, 2, 3)])
+    update = ThreadUpdate(status="idle", values={"n": 3})
+    assert await queue.finish_claimed(
+        run_id,
+        thread_id,
+        "w",
+        status="success",
+        output={"n": 3},
+        error=None,
+        thread_update=update,
+        first_seq=0,
+        kept_seqs=[0, 2, 3],
+        trace=b"trace",
+    )
+    assert [(e.seq, e.data) for e in await storage.get_run_events(run_id)] == [
+        (0, b"0"),
+        (2, b"2"),
+        (3, b"3"),
+    ]
+    assert await storage.get_run_trace(run_id) == b"trace"
+    run = await storage.get_run(run_id)
+    assert run is not None and (run["status"], run["output"]) == ("success", {"n": 3})
+    thread = await storage.get_thread(thread_id)
+    assert thread is not None and (thread["status"], thread["values"]) == ("idle", {"n": 3})
+    assert update.status == "idle"
+
+
+async def test_an_end_whose_lease_was_lost_stores_nothing(opened: Any) -> None:
+    storage, queue = opened
+    run_id = await _claimed(queue, storage, "w")
+    thread_id = (await storage.get_run(run_id))["thread_id"]  # type: ignore[index]
+    await queue.append_events([(run_id, StoredEvent(s, "values", b"%d" % s)) for s in (0, 1)])
+    assert not await queue.finish_claimed(
+        run_id,
+        thread_id,
+        "someone else",
+        status="success",
+        output={},
+        error=None,
+        thread_update=ThreadUpdate(status="idle", values={"n": 1}),
+        first_seq=0,
+        kept_seqs=[1],
+        trace=b"trace",
+    )
+    assert [e.seq for e in await storage.get_run_events(run_id)] == [0, 1]
+    assert await storage.get_run_trace(run_id) is None
+    assert (await storage.get_run(run_id))["status"] == "running"  # type: ignore[index]
+    thread = await storage.get_thread(thread_id)
+    assert thread is not None and (thread["status"], thread["values"]) == ("busy", None)
+
+
+async def test_a_run_enqueued_while_an_end_waits_for_the_thread_keeps_it_busy(
+    opened: Any,
+) -> None:
+    """The end's check for runs still in flight sees a run committed while it waited for
+    the thread's lock, so the thread is not left `idle` with a run queued on it."""
+    storage, queue = opened
+    run_id = await _claimed(queue, storage, "w")
+    thread_id = (await storage.get_run(run_id))["thread_id"]  # type: ignore[index]
+    late = _run(thread_id)
+    update = ThreadUpdate(status="idle")
+    async with storage.pool.connection() as conn, conn.transaction():
+        await conn.execute("SELECT 1 FROM threads WHERE thread_id = %s FOR UPDATE", (thread_id,))
+        ending = asyncio.ensure_future(
+            queue.finish_claimed(
+                run_id,
+                thread_id,
+                "w",
+                status="success",
+                output={},
+                error=None,
+                thread_update=update,
+                first_seq=0,
+                kept_seqs=[],
+            )
+        )
+        await asyncio.sleep(0.3)
+        assert not ending.done()  # waiting for the thread's lock
+        await conn.execute(
+            "INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, "
+            "status, metadata, kwargs, multitask_strategy) "
+            "VALUES (%s, %s, 'a', now(), now(), 'pending', '{}', '{}', 'enqueue')",
+            (late["run_id"], thread_id),
+        )
+    assert await ending
+    assert update.status == "busy"
+    assert (await storage.get_thread(thread_id))["status"] == "busy"  # type: ignore[index]
+    assert (await storage.get_run(run_id))["status"] == "success"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("strategy", [None, "enqueue", "interrupt"])
+async def test_enqueue_stores_the_run_its_first_event_and_the_thread_at_once(
+    opened: Any, strategy: str | None
+) -> None:
+    storage, queue = opened
+    thread_id = await _thread(storage)
+    run = _run(thread_id, strategy or "enqueue")
+    start = StoredEvent(0, "metadata", b'{"run_id": "r"}')
+    update = ThreadUpdate(status="busy", metadata={"graph_id": "g"})
+    assert await queue.enqueue(run, update, strategy, 0, start) == ([], [])
+    stored = await storage.get_run(run["run_id"])
+    assert stored is not None and stored["status"] == "pending"
+    assert await storage.get_run_events(run["run_id"]) == [start]
+    thread = await storage.get_thread(thread_id)
+    assert thread is not None and thread["status"] == "busy"
+    assert thread["metadata"] == {"graph_id": "g"}

@@ -33,6 +33,12 @@ def thread_channel(thread_id: str) -> str:
     return f"thread:{thread_id}"
 
 
+def run_end_channel(run_id: str) -> str:
+    """Where a run's end is published as well (`end_messages`), for its waiters: they need
+    only the end, not every event on the run's thread."""
+    return f"run-end:{run_id}"
+
+
 class Subscription:
     """Messages of one channel, in order, for one reader."""
 
@@ -129,6 +135,14 @@ class ThreadMessage:
         if self.ended:
             found.append(ThreadEvent.run_end(self.run_id))
         return found
+
+
+def end_messages(thread_id: str, message: ThreadMessage) -> list[tuple[str, bytes]]:
+    """(channel, message) pairs publishing `message`, which ends its run, on the run's
+    thread and to the run's waiters (`run_end_channel`), in that order."""
+    assert message.run_id is not None and message.ended
+    encoded = message.encode()
+    return [(thread_channel(thread_id), encoded), (run_end_channel(message.run_id), encoded)]
 
 
 def encode_cancel(run_id: str, action: str) -> bytes:

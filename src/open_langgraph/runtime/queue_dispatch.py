@@ -64,7 +64,7 @@ class QueueDispatcher(RunDispatcher):
             # Subscribed before the run exists, the waiter cannot miss its end, so `wait`
             # needs no first look in the database.
             self._watches[run["run_id"]] = await self._bus.subscribe(
-                messages.thread_channel(run["thread_id"])
+                messages.run_end_channel(run["run_id"])
             )
         try:
             ended, running = await self._queue.enqueue(
@@ -90,9 +90,8 @@ class QueueDispatcher(RunDispatcher):
         for run_id in ended:
             run_thread = thread_id or await self._thread_of(run_id)
             if run_thread is not None:
-                await self._bus.publish(
-                    messages.thread_channel(run_thread),
-                    ThreadMessage(run_id, [], True).encode(),
+                await self._bus.publish_many(
+                    messages.end_messages(run_thread, ThreadMessage(run_id, [], True))
                 )
         for run_id in running:
             await self._bus.publish(messages.CANCEL_CHANNEL, messages.encode_cancel(run_id, action))
@@ -105,7 +104,7 @@ class QueueDispatcher(RunDispatcher):
         subscription = self._watches.pop(run_id, None)
         look = subscription is None
         if subscription is None:
-            subscription = await self._bus.subscribe(messages.thread_channel(thread_id))
+            subscription = await self._bus.subscribe(messages.run_end_channel(run_id))
         try:
             while True:
                 if look:

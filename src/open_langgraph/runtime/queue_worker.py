@@ -113,7 +113,8 @@ class EventWriter:
 
 
 def _messages_of(batch: list[tuple[RunRelay, ThreadEvent]]) -> list[tuple[str, bytes]]:
-    """One message per run (in order of first appearance) on its thread's channel."""
+    """One message per run (in order of first appearance) on its thread's channel, and an
+    ended run's also to its waiters."""
     grouped: dict[str, tuple[RunRelay, list[StoredEvent], list[bool]]] = {}
     for relay, event in batch:
         _, events, ended = grouped.setdefault(relay.run_id, (relay, [], [False]))
@@ -121,19 +122,20 @@ def _messages_of(batch: list[tuple[RunRelay, ThreadEvent]]) -> list[tuple[str, b
             ended[0] = True
         else:
             events.append(StoredEvent(event.seq, event.event, event.data))
-    return [
-        (
-            messages.thread_channel(relay.thread_id),
-            messages.ThreadMessage(
-                relay.run_id,
-                events,
-                ended[0],
-                relay.outcome if ended[0] else None,
-                relay.last_seq if ended[0] and relay.outcome is not None else None,
-            ).encode(),
+    published: list[tuple[str, bytes]] = []
+    for relay, events, ended in grouped.values():
+        message = messages.ThreadMessage(
+            relay.run_id,
+            events,
+            ended[0],
+            relay.outcome if ended[0] else None,
+            relay.last_seq if ended[0] and relay.outcome is not None else None,
         )
-        for relay, events, ended in grouped.values()
-    ]
+        if message.ended:
+            published += messages.end_messages(relay.thread_id, message)
+        else:
+            published.append((messages.thread_channel(relay.thread_id), message.encode()))
+    return published
 
 
 class QueueRunManager(RunManager):
@@ -512,9 +514,8 @@ class QueueWorker:
                     self._wake.set()
                 for run_id, thread_id in failed:
                     logger.warning("run %s lost its worker too often: ended error", run_id)
-                    await self._bus.publish(
-                        messages.thread_channel(thread_id),
-                        messages.ThreadMessage(run_id, [], True).encode(),
+                    await self._bus.publish_many(
+                        messages.end_messages(thread_id, messages.ThreadMessage(run_id, [], True))
                     )
             except Exception:
                 logger.exception("worker %s: renewing leases failed", self.worker_id)

@@ -38,8 +38,18 @@ def thread_update_statement(
     dialect: Dialect, thread_id: str, update: ThreadUpdate
 ) -> tuple[str, list[Any]]:
     """The UPDATE (and its parameters) that applies `update` to the thread."""
+    params: list[Any] = []
+    sets = thread_update_sets(dialect, update, params)
+    params.append(thread_id)
+    return f"UPDATE threads SET {', '.join(sets)} WHERE thread_id = ?", params
+
+
+def thread_update_sets(dialect: Dialect, update: ThreadUpdate, params: list[Any]) -> list[str]:
+    """The assignments of `update` (appending their parameters to `params`), for statements
+    that apply it as part of a larger one (the queue's end of a run)."""
     now = utc_now()
-    sets, params = ["updated_at = ?"], [now]
+    sets = ["updated_at = ?"]
+    params.append(now)
     if update.status is not None:
         sets.append("status = ?")
         params.append(update.status)
@@ -57,8 +67,7 @@ def thread_update_statement(
     if update.state_updated:
         sets.append("state_updated_at = ?")
         params.append(now)
-    params.append(thread_id)
-    return f"UPDATE threads SET {', '.join(sets)} WHERE thread_id = ?", params
+    return sets
 
 
 async def delete_thread_rows(tx: Statements, thread_id: str) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from psycopg import errors
@@ -22,9 +23,17 @@ from psycopg.rows import DictRow
 from psycopg_pool import AsyncConnectionPool
 
 from open_langgraph.errors import Conflict
+from open_langgraph.storage._threads import thread_update_sets
 from open_langgraph.storage.base import StoredEvent, ThreadUpdate
-from open_langgraph.storage.postgres._db import RUN_COLUMNS, Conn, PostgresBase, jsonb, run_record
-from open_langgraph.storage.postgres.threads import apply_thread_update
+from open_langgraph.storage.postgres._db import (
+    POSTGRES,
+    RUN_COLUMNS,
+    Conn,
+    PostgresBase,
+    jsonb,
+    pyformat,
+    run_record,
+)
 
 CancelAction = Literal["interrupt", "rollback"]
 logger = logging.getLogger(__name__)
@@ -98,45 +107,28 @@ class PostgresRunQueue(PostgresBase):
         """
         ended: list[str] = []
         running: list[str] = []
+        store = _stored_run(run, thread_update, after_seconds, start_event)
+        if strategy is None or strategy == "enqueue":
+            # Decides nothing about the runs in flight: no lock, one autocommitted statement.
+            async with self.pool.connection() as conn:
+                await conn.execute(*store)
+            return ended, running
         async with self._pipelined() as conn:
-            # `enqueue` decides nothing about the runs in flight: it needs no lock.
-            if strategy is not None and strategy != "enqueue":
-                await _lock_thread(conn, run["thread_id"])
-                cur = await conn.execute(
-                    f"SELECT run_id, status FROM runs WHERE thread_id = %s "
-                    f"AND status IN {_IN_FLIGHT} ORDER BY seq FOR UPDATE",
-                    (run["thread_id"],),
-                )
-                in_flight = await cur.fetchall()
-                if in_flight and strategy == "reject":
-                    raise Conflict(
-                        f"Thread {run['thread_id']} is busy with another run; "
-                        "multitask_strategy is 'reject'"
-                    )
-                if in_flight and strategy in ("interrupt", "rollback"):
-                    ended, running = await _cancel_rows(conn, in_flight, strategy)
-            await conn.execute(
-                f"INSERT INTO runs ({RUN_COLUMNS}, available_at) VALUES "
-                "(%s,%s,%s,%s,%s,'pending',%s,%s,%s,NULL,NULL, "
-                "now() + make_interval(secs => %s))",
-                (
-                    run["run_id"],
-                    run["thread_id"],
-                    run["assistant_id"],
-                    run["created_at"],
-                    run["updated_at"],
-                    jsonb(run["metadata"]),
-                    jsonb(run["kwargs"]),
-                    run["multitask_strategy"],
-                    after_seconds,
-                ),
+            await _lock_thread(conn, run["thread_id"])
+            cur = await conn.execute(
+                f"SELECT run_id, status FROM runs WHERE thread_id = %s "
+                f"AND status IN {_IN_FLIGHT} ORDER BY seq FOR UPDATE",
+                (run["thread_id"],),
             )
-            await apply_thread_update(conn, run["thread_id"], thread_update)
-            if start_event is not None:
-                await conn.execute(
-                    "INSERT INTO run_events (run_id, seq, event, data) VALUES (%s, %s, %s, %s)",
-                    (run["run_id"], start_event.seq, start_event.event, start_event.data),
+            in_flight = await cur.fetchall()
+            if in_flight and strategy == "reject":
+                raise Conflict(
+                    f"Thread {run['thread_id']} is busy with another run; "
+                    "multitask_strategy is 'reject'"
                 )
+            if in_flight and strategy in ("interrupt", "rollback"):
+                ended, running = await _cancel_rows(conn, in_flight, strategy)
+            await conn.execute(*store)
         return ended, running
 
     async def request_cancel(
@@ -329,21 +321,55 @@ class PostgresRunQueue(PostgresBase):
         Events this attempt stored but later superseded (`messages/partial`) are dropped:
         replays get only the newest of them, as from a single-process server.
         """
-        async with self._pipelined() as conn:
-            await _lock_thread(conn, thread_id)
-            if not await _finish(conn, run_id, status, output, error, thread_update, worker_id):
-                return False
-            await conn.execute(
-                "DELETE FROM run_events WHERE run_id = %s AND seq >= %s AND NOT (seq = ANY(%s))",
-                (run_id, first_seq, list(kept_seqs)),
-            )
-            if trace is not None:
-                await conn.execute(
-                    "INSERT INTO run_traces (run_id, data) VALUES (%s, %s) "
-                    "ON CONFLICT (run_id) DO UPDATE SET data = excluded.data",
-                    (run_id, trace),
+        # One round trip: in pipeline mode, autocommitted statements up to the sync that
+        # ends the block form one implicit transaction, each statement with its own
+        # snapshot, so the end sees every run committed before it got the thread's lock.
+        async with self.pool.connection() as conn:
+            async with conn.pipeline():
+                await _lock_thread(conn, thread_id)
+                cur = await conn.execute(
+                    *_end_statement(
+                        run_id,
+                        status,
+                        output,
+                        error,
+                        thread_update,
+                        worker_id,
+                        _Ending(first_seq, kept_seqs, trace),
+                    )
                 )
-        return True
+            return _ended(await cur.fetchone(), thread_update)
+
+
+def _stored_run(
+    run: dict[str, Any],
+    thread_update: ThreadUpdate,
+    after_seconds: float,
+    start_event: StoredEvent | None,
+) -> tuple[str, list[Any]]:
+    """One statement storing a new pending run, its first event and its thread's update."""
+    params: list[Any] = [
+        run["run_id"],
+        run["thread_id"],
+        run["assistant_id"],
+        run["created_at"],
+        run["updated_at"],
+        jsonb(run["metadata"]),
+        jsonb(run["kwargs"]),
+        run["multitask_strategy"],
+        after_seconds,
+    ]
+    sql = (
+        f"WITH queued AS (INSERT INTO runs ({RUN_COLUMNS}, available_at) VALUES "
+        "(?,?,?,?,?,'pending',?,?,?,NULL,NULL, now() + make_interval(secs => ?)))"
+    )
+    if start_event is not None:
+        sql += ", started AS (INSERT INTO run_events (run_id, seq, event, data) VALUES (?,?,?,?))"
+        params += [run["run_id"], start_event.seq, start_event.event, start_event.data]
+    sets = thread_update_sets(POSTGRES, thread_update, params)
+    params.append(run["thread_id"])
+    sql += f" UPDATE threads SET {', '.join(sets)} WHERE thread_id = ?"
+    return pyformat(sql), params
 
 
 async def _lock_thread(conn: Conn, thread_id: str) -> None:
@@ -371,6 +397,17 @@ async def _cancel_rows(
     return queued, running
 
 
+@dataclass(frozen=True, slots=True)
+class _Ending:
+    """What a worker stores with the end of its run besides the run and thread rows."""
+
+    first_seq: int
+    """The id of this attempt's first event: its events from there on not in `kept_seqs`
+    were superseded and go."""
+    kept_seqs: Sequence[int]
+    trace: bytes | None
+
+
 async def _finish(
     conn: Conn,
     run_id: str,
@@ -378,30 +415,80 @@ async def _finish(
     output: Any,
     error: dict[str, Any] | None,
     thread_update: ThreadUpdate | None,
-    worker_id: str | None = None,
 ) -> bool:
-    """End a run (only if `worker_id` still holds it, when given) and update its thread; a
-    thread with more runs queued stays `busy`. False if there was no such run to end."""
-    sql = (
-        "UPDATE runs SET status = %s, updated_at = now(), output = %s, error = %s, "
-        "worker_id = NULL, lease_expires_at = NULL, cancel_action = NULL WHERE run_id = %s"
-    )
+    """End a run inside the caller's transaction, which holds its thread's lock
+    (`_end_statement`); False if there was no such run to end."""
+    cur = await conn.execute(*_end_statement(run_id, status, output, error, thread_update))
+    return _ended(await cur.fetchone(), thread_update)
+
+
+def _end_statement(
+    run_id: str,
+    status: str,
+    output: Any,
+    error: dict[str, Any] | None,
+    thread_update: ThreadUpdate | None,
+    worker_id: str | None = None,
+    ending: _Ending | None = None,
+) -> tuple[str, list[Any]]:
+    """The statement that ends a run (only if `worker_id` still holds it, when given) and
+    updates its thread; a thread with more runs in flight stays `busy` (`_ended` reads
+    its answer).
+
+    One statement, whose parts each happen only if the run was ended. It must follow the
+    thread's row lock (`_lock_thread`) in the same transaction, as a statement of its own:
+    a statement sees the runs committed before it began, so the check for runs still in
+    flight is complete only once no other transaction can add one to the thread
+    (enqueueing updates the thread row).
+    """
     params: list[Any] = [status, jsonb(output), jsonb(error), run_id]
+    sql = (
+        "WITH ended AS (UPDATE runs SET status = ?, updated_at = now(), output = ?, "
+        "error = ?, worker_id = NULL, lease_expires_at = NULL, cancel_action = NULL "
+        "WHERE run_id = ?"
+    )
     if worker_id is not None:
-        sql += " AND worker_id = %s AND status = 'running'"
+        sql += " AND worker_id = ? AND status = 'running'"
         params.append(worker_id)
-    cur = await conn.execute(sql + " RETURNING thread_id", params)
-    row = await cur.fetchone()
-    if row is None:
-        return False
-    if thread_update is None:
-        return True
-    if thread_update.status != "busy":
-        cur = await conn.execute(
-            f"SELECT 1 FROM runs WHERE thread_id = %s AND status IN {_IN_FLIGHT} LIMIT 1",
-            (row["thread_id"],),
+    sql += " RETURNING thread_id)"
+    if ending is not None:
+        sql += (
+            ", dropped AS (DELETE FROM run_events WHERE run_id = ? AND seq >= ? "
+            "AND NOT (seq = ANY(?)) AND EXISTS (SELECT 1 FROM ended))"
         )
-        if await cur.fetchone() is not None:
-            thread_update.status = "busy"
-    await apply_thread_update(conn, row["thread_id"], thread_update)
+        params += [run_id, ending.first_seq, list(ending.kept_seqs)]
+        if ending.trace is not None:
+            sql += (
+                ", traced AS (INSERT INTO run_traces (run_id, data) SELECT ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM ended) "
+                "ON CONFLICT (run_id) DO UPDATE SET data = excluded.data)"
+            )
+            params += [run_id, ending.trace]
+    thread_status = "NULL::text"
+    if thread_update is not None:
+        # The run's own row still reads `running` here (a statement does not see its own
+        # changes), hence `run_id <>`.
+        sets = thread_update_sets(POSTGRES, replace(thread_update, status=None), params)
+        sets.append(
+            "status = CASE WHEN EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = "
+            f"threads.thread_id AND o.status IN {_IN_FLIGHT} AND o.run_id <> ?) "
+            "THEN 'busy' ELSE COALESCE(?, threads.status) END"
+        )
+        params += [run_id, thread_update.status]
+        sql += (
+            f", thread AS (UPDATE threads SET {', '.join(sets)} FROM ended "
+            "WHERE threads.thread_id = ended.thread_id RETURNING threads.status)"
+        )
+        thread_status = "(SELECT status FROM thread)"
+    sql += f" SELECT EXISTS (SELECT 1 FROM ended) AS ended, {thread_status} AS thread_status"
+    return pyformat(sql), params
+
+
+def _ended(row: DictRow | None, thread_update: ThreadUpdate | None) -> bool:
+    """Whether `_end_statement` ended the run; marks `thread_update` busy if it left the
+    thread so."""
+    if row is None or not row["ended"]:
+        return False
+    if thread_update is not None and row["thread_status"] == "busy":
+        thread_update.status = "busy"
     return True
