@@ -19,13 +19,19 @@ from langgraph.checkpoint.base import (
     get_serializable_checkpoint_metadata,
 )
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from open_langgraph.storage._encrypted_saver import EncryptedCheckpoints
 from open_langgraph.storage._saver import PrecomputedSignature
+
+try:
+    from langgraph.checkpoint.serde.types import _DeltaSnapshot
+except ImportError:  # langgraph-checkpoint before delta channels: no value is one
+
+    class _DeltaSnapshot:  # type: ignore[no-redef]
+        pass
 
 
 class _WritesOnTheLoop:
