@@ -26,6 +26,7 @@ from open_langgraph.storage.postgres import PostgresStorage
 from open_langgraph.storage.postgres.queue import PostgresRunQueue
 from tests.fixtures.backend import REDIS_URL
 from tests.fixtures.postgres import fresh_database
+from tests.fixtures.queued_runs import pending_run
 from tests.fixtures.server import write_config
 
 pytestmark = pytest.mark.timeout(60)
@@ -51,42 +52,12 @@ async def cluster(tmp_path: Path) -> AsyncIterator[tuple[PostgresStorage, QueueD
                 await bus.close()
 
 
-async def _new_run(storage: PostgresStorage) -> dict[str, Any]:
-    thread_id, run_id = str(uuid.uuid4()), str(uuid.uuid4())
-    await storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
-    assistant = await storage.create_assistant(
-        assistant_id=str(uuid.uuid4()),
-        graph_id="counter",
-        config={},
-        context={},
-        metadata={},
-        name="counter",
-        description=None,
-        if_exists="raise",
-    )
-    config = {
-        "configurable": {"thread_id": thread_id, "run_id": run_id, "graph_id": "counter"},
-        "metadata": {"run_id": run_id},
-    }
-    return {
-        "run_id": run_id,
-        "thread_id": thread_id,
-        "assistant_id": assistant["assistant_id"],
-        "created_at": "2026-01-01T00:00:00+00:00",
-        "updated_at": "2026-01-01T00:00:00+00:00",
-        "status": "pending",
-        "metadata": {},
-        "kwargs": {"input": {"count": 0}, "config": config, "stream_mode": ["values"]},
-        "multitask_strategy": "enqueue",
-    }
-
-
 @pytest.mark.parametrize("watch", [True, False])
 async def test_a_waiter_hears_the_end_and_followers_of_the_thread_too(
     cluster: tuple[PostgresStorage, QueueDispatcher], watch: bool
 ) -> None:
     storage, dispatcher = cluster
-    run = await _new_run(storage)
+    run = await pending_run(storage, "counter", {"count": 0})
     listener = await dispatcher.attach(run["thread_id"])
     try:
         await dispatcher.start(run, ThreadUpdate(status="busy"), None, watch=watch)
@@ -110,7 +81,7 @@ async def test_a_queued_run_ended_by_a_strategy_wakes_its_waiter(
     cluster: tuple[PostgresStorage, QueueDispatcher],
 ) -> None:
     storage, dispatcher = cluster
-    run = await _new_run(storage)
+    run = await pending_run(storage, "counter", {"count": 0})
     # Not due for a minute: it stays queued until `interrupt` ends it.
     run["kwargs"]["after_seconds"] = 60
     await dispatcher.start(run, ThreadUpdate(status="busy"), None)

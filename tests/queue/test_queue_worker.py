@@ -15,11 +15,12 @@ from open_langgraph.models.local.runner import announced_load
 from open_langgraph.runtime.bus_redis import RedisBus
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.queue_worker import QueueWorker
-from open_langgraph.storage.base import ThreadUpdate, utc_now
+from open_langgraph.storage.base import ThreadUpdate
 from open_langgraph.storage.postgres import PostgresStorage
 from open_langgraph.storage.postgres.queue import PostgresRunQueue
 from tests.fixtures.backend import REDIS_URL
 from tests.fixtures.postgres import fresh_database
+from tests.fixtures.queued_runs import pending_run
 from tests.fixtures.server import write_config
 
 
@@ -42,40 +43,8 @@ async def test_leases_are_extended_for_a_model_load_and_no_longer(tmp_path: Path
             queue = PostgresRunQueue(storage.pool, storage.relaxed_pool)
             bus = RedisBus(REDIS_URL, f"olg-test-{uuid.uuid4().hex}:")
             await bus.start()
-            thread_id = str(uuid.uuid4())
-            await storage.create_thread(thread_id=thread_id, metadata={}, if_exists="raise")
-            assistant = await storage.create_assistant(
-                assistant_id=str(uuid.uuid4()),
-                graph_id="slow",
-                config={},
-                context={},
-                metadata={},
-                name="slow",
-                description=None,
-                if_exists="raise",
-            )
-            run_id = str(uuid.uuid4())
-            config_of_run = {
-                "configurable": {"thread_id": thread_id, "run_id": run_id, "graph_id": "slow"},
-                "metadata": {"run_id": run_id},
-            }
-            now = utc_now()
-            run = {
-                "run_id": run_id,
-                "thread_id": thread_id,
-                "assistant_id": assistant["assistant_id"],
-                "created_at": now,
-                "updated_at": now,
-                "status": "pending",
-                "metadata": {},
-                "kwargs": {
-                    "input": {"seconds": 30},
-                    "config": config_of_run,
-                    "stream_mode": ["values"],
-                    "context": {},
-                },
-                "multitask_strategy": "enqueue",
-            }
+            run = await pending_run(storage, "slow", {"seconds": 30})
+            run_id = run["run_id"]
             await queue.enqueue(run, ThreadUpdate(status="busy"), "enqueue", 0)
             worker = QueueWorker(
                 storage, queue, bus, graphs, lease_seconds=2.0, poll_seconds=0.1, grace_seconds=0

@@ -4,9 +4,6 @@ so the answer to every request is FastAPI's own."""
 
 from __future__ import annotations
 
-import itertools
-import re
-
 import pytest
 from fastapi import APIRouter, FastAPI
 from fastapi.testclient import TestClient
@@ -27,6 +24,7 @@ from open_langgraph.server.routes import (
     threads,
     ui,
 )
+from tests.fixtures.route_paths import literal_segments, parameters, sample_paths
 
 ROUTERS = {
     "health": meta.health,
@@ -44,39 +42,19 @@ ROUTERS = {
     "ui": ui.router,
     "openai": openai.router,
 }
-_PARAM = re.compile(r"\{[^}]+\}")
-
-
-def _literals() -> set[str]:
-    return {
-        segment
-        for router in ROUTERS.values()
-        for route in router.routes
-        for segment in getattr(route, "path", "").split("/")
-        if segment and not _PARAM.fullmatch(segment)
-    }
-
-
-def _sample_paths(path: str, values: list[str]) -> list[str]:
-    pieces = _PARAM.split(path)
-    return [
-        "".join(p + v for p, v in zip(pieces, (*combo, ""), strict=True))
-        for combo in itertools.product(values, repeat=len(pieces) - 1)
-    ]
 
 
 def _paths() -> set[str]:
     """Every route's path with its parameters set to literal segments of any route (and to
     values no route names), plus variants a client may send by mistake."""
-    literals = sorted(_literals() | {"x", "1f0c-2a", "a/b", ""})
+    literals = sorted(literal_segments(ROUTERS.values()) | {"x", "1f0c-2a", "a/b", ""})
     paths: set[str] = {"/", "/nowhere", "/threads/", "/ok/", "/ui"}
     for router in ROUTERS.values():
         for route in router.routes:
             template = getattr(route, "path", "/")
             # Every literal for one parameter; a few for routes with more (kept small).
-            many = len(_PARAM.findall(template)) > 1
-            values = [*literals[:6], "x"] if many else literals
-            for path in _sample_paths(template, values):
+            values = [*literals[:6], "x"] if parameters(template) > 1 else literals
+            for path in sample_paths(template, values):
                 paths |= {path, path + "/", path + "/extra", path.rstrip("/")}
     return paths
 

@@ -6,11 +6,11 @@ path parameter set to every literal segment any route has (and to an unseen valu
 from __future__ import annotations
 
 import itertools
-import re
 
 from fastapi import APIRouter
 
 from open_langgraph.server.routes import assistants, meta, runs, threads
+from tests.fixtures.route_paths import literal_segments, sample_paths
 
 # The routers whose order `_routers` changed (any order among them must give the same answers).
 REORDERED = {
@@ -19,27 +19,6 @@ REORDERED = {
     "meta": meta.router,
     "assistants": assistants.router,
 }
-_PARAM = re.compile(r"\{[^}]+\}")
-
-
-def _literals() -> set[str]:
-    return {
-        segment
-        for router in REORDERED.values()
-        for route in router.routes
-        for segment in getattr(route, "path", "").split("/")
-        if segment and not _PARAM.fullmatch(segment)
-    }
-
-
-def _sample_paths(path: str, values: set[str]) -> list[str]:
-    """`path` with its parameters set to each combination of `values`."""
-    pieces = _PARAM.split(path)
-    choices = sorted(values)
-    return [
-        "".join(p + v for p, v in zip(pieces, (*combo, ""), strict=True))
-        for combo in itertools.product(choices, repeat=len(pieces) - 1)
-    ]
 
 
 def _matching(router: APIRouter, path: str) -> list[str]:
@@ -47,11 +26,11 @@ def _matching(router: APIRouter, path: str) -> list[str]:
 
 
 def test_no_path_is_served_by_two_of_the_reordered_routers() -> None:
-    values = _literals() | {"x"}
+    values = sorted(literal_segments(REORDERED.values()) | {"x"})
     clashes = []
     for (name, router), (other_name, other) in itertools.permutations(REORDERED.items(), 2):
         for route in router.routes:
-            for path in _sample_paths(route.path, values):  # type: ignore[attr-defined]
+            for path in sample_paths(route.path, values):  # type: ignore[attr-defined]
                 if found := _matching(other, path):
                     clashes.append((path, name, other_name, found))
     assert not clashes
