@@ -37,7 +37,7 @@ async def test_log_starts_over_under_continuous_writes(tmp_path: Path) -> None:
     await conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
     await conn.commit()
     writers = asyncio.Lock()
-    checkpointer = WalCheckpointer(path, interval=0.05, writers=writers, restart_frames=256)
+    checkpointer = WalCheckpointer(path, writers, interval=0.05, restart_frames=256)
     checkpointer.start()
     try:
         commits = await _write_for(conn, writers, 2.0)
@@ -65,7 +65,7 @@ async def test_checkpoint_gives_way_to_a_reader(tmp_path: Path) -> None:
     await reader.execute("BEGIN")
     (await reader.execute_now("SELECT count(*) FROM t")).fetchall()  # holds its snapshot
     writers = asyncio.Lock()
-    checkpointer = WalCheckpointer(path, interval=0.05, writers=writers, restart_frames=16)
+    checkpointer = WalCheckpointer(path, writers, interval=0.05, restart_frames=16)
     checkpointer.start()
     try:
         commits = await _write_for(conn, writers, 1.0)

@@ -5,7 +5,7 @@ FastAPI (0.165) offers a request to each included router in turn, and a router t
 routes one by one, each a Python call, a regular expression and scope bookkeeping: a
 `POST /threads/{id}/runs/wait` was tried against the routes of every router ahead of the one
 that serves it. An `IndexedRouter` keeps one pattern joining its routes' own path patterns,
-so a router that serves none of a path costs one match in C (3.4 % of a run's instructions,
+so a router that serves none of a path costs one match in C (2.5 % of a run's instructions,
 `benchmarks/server_instructions.sh`). A path the pattern accepts is matched route by route
 as before, so methods, the partial matches behind a 405 and path parameters are FastAPI's.
 """

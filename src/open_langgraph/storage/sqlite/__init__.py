@@ -140,7 +140,7 @@ class SqliteStorage(
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = await connect_inline(path)
         storage = cls(conn, serde)
-        wal = WalCheckpointer(path, writers=storage.checkpointer.lock)
+        wal = WalCheckpointer(path, storage.checkpointer.lock)
         try:
             await storage.setup()
             wal.start()

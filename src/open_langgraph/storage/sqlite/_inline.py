@@ -132,9 +132,9 @@ class WalCheckpointer:
     def __init__(
         self,
         path: str | Path,
-        interval: float = 1.0,
+        writers: asyncio.Lock,
         *,
-        writers: asyncio.Lock | None = None,
+        interval: float = 1.0,
         restart_frames: int = 4096,
     ) -> None:
         self._path = str(path)
@@ -163,7 +163,7 @@ class WalCheckpointer:
             await asyncio.sleep(self._interval)
             try:
                 log_frames = await asyncio.to_thread(self._checkpoint, "PASSIVE")
-                if log_frames >= self._restart_frames and self._writers is not None:
+                if log_frames >= self._restart_frames:
                     async with self._writers:
                         await asyncio.to_thread(self._checkpoint, "RESTART")
             except sqlite3.Error as exc:
