@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from langgraph_sdk import Auth, Encryption
@@ -188,6 +190,17 @@ def _routers(http: HttpConfig) -> tuple[list[APIRouter], list[APIRouter]]:
     return front, [router for router, on in served if on]
 
 
+def _fastapi_telemetry_off() -> dict[str, Any]:
+    """FastAPI 0.165 and later trace, time and log each request on OpenTelemetry's global
+    providers whenever the package is installed, looking the three providers up on every
+    request (21 of the 565 Python calls of a bare `GET /ok`). The server's spans and metrics
+    have one place, `observability/` (docs/observability.md): a second set of request spans
+    under a global provider would only duplicate them."""
+    if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
+        return {}
+    return {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+
+
 class _RequestHeaders:
     """Keeps each request's headers for the services creating its runs
     (`services/request_headers.py`: `http.configurable_headers`)."""
@@ -366,6 +379,7 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         description="The LangGraph Platform API, self-hosted.",
         lifespan=lifespan,
         **docs,
+        **_fastapi_telemetry_off(),
     )
     user_app = settings.custom_app
     if user_app is not None:

@@ -15,7 +15,6 @@ from typing import Any
 from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import Message
 
 _JSON = (b"content-type", b"application/json")
 
@@ -31,17 +30,11 @@ class JsonBodyRoute(APIRoute):
         async def handle_as_json(request: Request) -> Response:
             body = await request.body() or b"{}"
             headers = [(k, v) for k, v in request.scope["headers"] if k != b"content-type"]
-            delivered = False
-
-            async def receive() -> Message:
-                # The body once, then the connection's own messages (a disconnect).
-                nonlocal delivered
-                if delivered:
-                    return await request.receive()
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-
-            scope = {**request.scope, "headers": [*headers, _JSON]}
-            return await handler(Request(scope, receive))
+            parsed = Request({**request.scope, "headers": [*headers, _JSON]}, request.receive)
+            # The body is handed over read (Starlette keeps it in `_body`), so the connection's
+            # own `receive` is left for what comes after it (a disconnect). Parsing stays
+            # FastAPI's `json.loads`: orjson would read an integer past 64 bits as a float.
+            parsed._body = body
+            return await handler(parsed)
 
         return handle_as_json

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Literal
@@ -23,7 +24,9 @@ from open_langgraph.storage.filters import matches_auth_filter
 SYSTEM_ASSISTANT_NAMESPACE = uuid.UUID("6ba7b821-9dad-11d1-80b4-00c04fd430c8")
 
 
+@functools.lru_cache(maxsize=1024)
 def system_assistant_id(graph_id: str) -> str:
+    """Cached: each run asks for it twice, and a name-based UUID hashes with SHA-1 each time."""
     return str(uuid.uuid5(SYSTEM_ASSISTANT_NAMESPACE, graph_id))
 
 

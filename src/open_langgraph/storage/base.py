@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
+import orjson
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore, IndexConfig, TTLConfig
 
@@ -35,8 +36,11 @@ THREAD_SORT_FIELDS = frozenset(
 
 
 def utc_now() -> str:
-    """Timestamps are ISO-8601 strings in UTC, as LangGraph Platform returns them."""
-    return datetime.now(UTC).isoformat()
+    """Timestamps are ISO-8601 strings in UTC, as LangGraph Platform returns them.
+
+    orjson writes the same text as `datetime.isoformat()` (microseconds only when non-zero,
+    `+00:00`) at half the cost; a run takes about ten timestamps."""
+    return orjson.dumps(datetime.now(UTC))[1:-1].decode()
 
 
 class _Unset:
