@@ -51,7 +51,9 @@ async def main():
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
-            statuses = [(await http.get("/ok")).status_code, (await http.post("/threads")).status_code]
+            ok = await http.get("/ok")
+            created = await http.post("/threads")
+            statuses = [ok.status_code, created.status_code]
     with trace.get_tracer("probe").start_as_current_span("probe"):
         pass
     names = [span.name for span in exporter.get_finished_spans()]
