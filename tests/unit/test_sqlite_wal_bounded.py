@@ -13,19 +13,12 @@ from open_langgraph.storage.sqlite._inline import InlineConnection, WalCheckpoin
 _ROW = os.urandom(3000)
 
 
-async def _write_for(conn: InlineConnection, writers: asyncio.Lock, seconds: float) -> int:
-    """Commit small transactions back to back under the writers' lock, as a loaded server
-    does; how many."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    commits = 0
-    while loop.time() < end:
-        async with writers:
-            (await conn.execute_now("INSERT INTO t (v) VALUES (?)", (_ROW,))).close()
-            await conn.commit()
-        commits += 1
-        await asyncio.sleep(0)  # a server's requests interleave with its other tasks
-    return commits
+async def _commit(conn: InlineConnection, writers: asyncio.Lock) -> None:
+    """One small transaction under the writers' lock, as a loaded server commits them."""
+    async with writers:
+        (await conn.execute_now("INSERT INTO t (v) VALUES (?)", (_ROW,))).close()
+        await conn.commit()
+    await asyncio.sleep(0)  # a server's requests interleave with its other tasks
 
 
 async def test_log_starts_over_under_continuous_writes(tmp_path: Path) -> None:
@@ -37,19 +30,21 @@ async def test_log_starts_over_under_continuous_writes(tmp_path: Path) -> None:
     await conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
     await conn.commit()
     writers = asyncio.Lock()
-    checkpointer = WalCheckpointer(path, writers, interval=0.05, restart_frames=256)
+    checkpointer = WalCheckpointer(path, writers, interval=0.01, restart_frames=256)
     checkpointer.start()
+    commits = 8000  # back to back: counted, not timed, so a loaded machine changes nothing
     try:
-        commits = await _write_for(conn, writers, 2.0)
+        for _ in range(commits):
+            await _commit(conn, writers)
         wal_bytes = (tmp_path / "busy.db-wal").stat().st_size
     finally:
         await checkpointer.stop()
         await conn.close()
-    written = commits * len(_ROW)
-    # Every commit appended at least its row's page, so a log never rewound holds more than
-    # was written; rewound whenever it passes 256 frames, it holds what came in between.
-    assert written > 20 * 2**20, f"only {commits} commits: the test wrote too little"
-    assert wal_bytes < written / 3, f"log {wal_bytes / 2**20:.0f} MB after {commits} commits"
+    appended = commits * 4096
+    # Every commit appended at least a page (4 KB) to the log, so a log never rewound holds
+    # more than that; rewound whenever it passes 256 frames, its file keeps only the most it
+    # held between two checkpoints.
+    assert wal_bytes < appended / 4, f"log {wal_bytes / 2**20:.0f} MB after {commits} commits"
 
 
 async def test_checkpoint_gives_way_to_a_reader(tmp_path: Path) -> None:
@@ -66,13 +61,33 @@ async def test_checkpoint_gives_way_to_a_reader(tmp_path: Path) -> None:
     (await reader.execute_now("SELECT count(*) FROM t")).fetchall()  # holds its snapshot
     writers = asyncio.Lock()
     checkpointer = WalCheckpointer(path, writers, interval=0.05, restart_frames=16)
+    commits = 0
+    restarts: list[int] = []  # the commits made by the time each RESTART began
+    checkpoint = checkpointer._checkpoint
+
+    def watched(mode: str) -> int:
+        if mode == "RESTART":
+            restarts.append(commits)
+        return checkpoint(mode)
+
+    checkpointer._checkpoint = watched  # type: ignore[method-assign]
     checkpointer.start()
+
+    async def write_through_restarts() -> None:
+        nonlocal commits
+        while len(restarts) < 3:
+            await _commit(conn, writers)
+            commits += 1
+
     try:
-        commits = await _write_for(conn, writers, 1.0)
+        # Bounded by a timeout, not timed: writers stuck behind the checkpoint never finish.
+        await asyncio.wait_for(write_through_restarts(), timeout=60)
         await reader.rollback()
         rows = (await conn.execute_now("SELECT count(*) FROM t")).fetchone()[0]
     finally:
         await checkpointer.stop()
         await reader.close()
         await conn.close()
-    assert rows == commits > 100
+    assert rows == commits
+    # Commits went on between the RESTART attempts the reader made give up.
+    assert restarts[0] < restarts[1] < restarts[2]

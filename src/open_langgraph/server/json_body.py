@@ -16,6 +16,8 @@ from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import Response
 
+from open_langgraph.server.direct_call import DirectCall
+
 _JSON = (b"content-type", b"application/json")
 
 
@@ -26,9 +28,12 @@ class JsonBodyRoute(APIRoute):
         handler = super().get_route_handler()
         if self.body_field is None:
             return handler
+        direct = DirectCall.of(self)
 
         async def handle_as_json(request: Request) -> Response:
             body = await request.body() or b"{}"
+            if direct is not None and (response := await direct(request, body)) is not None:
+                return response
             headers = [(k, v) for k, v in request.scope["headers"] if k != b"content-type"]
             parsed = Request({**request.scope, "headers": [*headers, _JSON]}, request.receive)
             # The body is handed over read (Starlette keeps it in `_body`), so the connection's
