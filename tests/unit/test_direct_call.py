@@ -46,6 +46,14 @@ def _router() -> APIRouter:
     async def raw(thing_id: str, item: Item, request: Request) -> JSONResponse:
         return JSONResponse({"path": request.url.path})
 
+    @router.get("/things/{thing_id}")
+    async def get(thing_id: str, title: Annotated[str, Depends(_app_state)]) -> JSONResponse:
+        return JSONResponse({"thing": thing_id, "title": title})
+
+    @router.get("/things/{thing_id}/page")
+    async def page(thing_id: str, page: int = 1) -> JSONResponse:
+        return JSONResponse({"page": page})
+
     @router.post("/things/{thing_id}/plain")
     async def plain(thing_id: str, item: Item) -> dict[str, Any]:
         return {"thing": thing_id}
@@ -60,15 +68,18 @@ def _client() -> TestClient:
 
 
 def _route(router: APIRouter, path: str, method: str = "POST") -> Any:
+    """The route serving `method` at `path`."""
     return next(r for r in router.routes if r.path == path and method in r.methods)
 
 
 def test_only_routes_of_path_body_and_request_dependencies_are_called_directly():
     router = _router()
     assert DirectCall.of(_route(router, "/things/{thing_id}/items")) is not None
+    assert DirectCall.of(_route(router, "/things/{thing_id}", "GET")) is not None
     # A query parameter, the request itself, a return value FastAPI serialises: FastAPI's.
     for path in ("queried", "raw", "plain"):
         assert DirectCall.of(_route(router, f"/things/{{thing_id}}/{path}")) is None
+    assert DirectCall.of(_route(router, "/things/{thing_id}/page", "GET")) is None
 
 
 @pytest.mark.parametrize(
@@ -83,11 +94,12 @@ def test_only_routes_of_path_body_and_request_dependencies_are_called_directly()
         (threads.router, "/threads/search"),
         (assistants.router, "/assistants/search"),
         (store.router, "/store/items/search"),
+        (runs.router, "/threads/{thread_id}/runs/{run_id}/join", "GET"),
+        (assistants.router, "/assistants/{assistant_id}", "GET"),
     ],
 )
-def test_the_api_hot_routes_are_called_directly(route: tuple[APIRouter, str]):
-    router, path = route
-    assert DirectCall.of(_route(router, path)) is not None
+def test_the_api_hot_routes_are_called_directly(route: tuple[Any, ...]):
+    assert DirectCall.of(_route(*route)) is not None
 
 
 BODIES = [
@@ -111,3 +123,11 @@ def test_a_direct_call_answers_as_fastapi_does(body: bytes, monkeypatch: pytest.
     monkeypatch.setattr(direct_call.DirectCall, "of", classmethod(lambda cls, route: None))
     by_fastapi = _client().post("/things/t-1/items", content=body)
     assert (direct.status_code, direct.json()) == (by_fastapi.status_code, by_fastapi.json())
+
+
+def test_a_route_without_a_body_answers_as_fastapi_does(monkeypatch: pytest.MonkeyPatch):
+    direct = _client().get("/things/t%20two?ignored=1")
+    monkeypatch.setattr(direct_call.DirectCall, "of", classmethod(lambda cls, route: None))
+    by_fastapi = _client().get("/things/t%20two?ignored=1")
+    assert direct.status_code == by_fastapi.status_code == 200
+    assert direct.json() == by_fastapi.json() == {"thing": "t two", "title": "probe"}

@@ -3,8 +3,8 @@ nothing a client can see.
 
 FastAPI handles each request generically: it parses the content type, solves the dependency
 tree, validates every kind of parameter and builds error lists, about 0.4 M instructions per
-request before the endpoint runs. Most of the API's POST routes need none of it: they take
-path parameters, one JSON body model and the services (`deps.py`), and return a `Response`
+request before the endpoint runs. Most of the API's routes need none of it: they take path
+parameters, at most one JSON body model and the services (`deps.py`), and return a `Response`
 themselves. For those, `DirectCall` validates the path parameters and the body with FastAPI's
 own fields (`ModelField.validate`, so the values are the ones FastAPI would pass) and awaits
 the endpoint. Anything else goes FastAPI's way: a route with any other kind of parameter is
@@ -32,7 +32,8 @@ RequestDependency = Callable[[Request], Awaitable[Any]]
 class DirectCall:
     endpoint: Callable[..., Awaitable[Response]]
     path_fields: tuple[Any, ...]
-    body_name: str
+    #: None for a route without a body (its request's body is never read).
+    body_name: str | None
     body_field: Any
     dependencies: tuple[tuple[str, RequestDependency], ...]
 
@@ -52,7 +53,7 @@ class DirectCall:
             or route.response_model is not None
             or not _returns_response(route)
             or getattr(route, "_embed_body_fields", True)
-            or len(dependant.body_params) != 1
+            or len(dependant.body_params) > 1
             or dependant.query_params
             or dependant.header_params
             or dependant.cookie_params
@@ -76,21 +77,17 @@ class DirectCall:
             ):
                 return None
             dependencies.append((sub.name, sub.call))
-        body = dependant.body_params[0]
+        body = dependant.body_params[0] if dependant.body_params else None
         return cls(
             endpoint=route.endpoint,
             path_fields=tuple(dependant.path_params),
-            body_name=body.name,
+            body_name=None if body is None else body.name,
             body_field=body,
             dependencies=tuple(dependencies),
         )
 
-    async def __call__(self, request: Request, body: bytes) -> Response | None:
+    async def __call__(self, request: Request, body: bytes = b"") -> Response | None:
         """The endpoint's response, or None (nothing called) when FastAPI must answer."""
-        try:
-            value = json.loads(body)
-        except ValueError:
-            return None
         kwargs: dict[str, Any] = {}
         path_params = request.path_params
         for field in self.path_fields:
@@ -100,9 +97,14 @@ class DirectCall:
             kwargs[field.name], errors = field.validate(raw, loc=("path", field.alias))
             if errors:
                 return None
-        kwargs[self.body_name], errors = self.body_field.validate(value, loc=("body",))
-        if errors:
-            return None
+        if self.body_name is not None:
+            try:
+                value = json.loads(body)
+            except ValueError:
+                return None
+            kwargs[self.body_name], errors = self.body_field.validate(value, loc=("body",))
+            if errors:
+                return None
         for name, dependency in self.dependencies:
             kwargs[name] = await dependency(request)
         return await self.endpoint(**kwargs)

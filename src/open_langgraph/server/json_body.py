@@ -22,13 +22,15 @@ _JSON = (b"content-type", b"application/json")
 
 
 class JsonBodyRoute(APIRoute):
-    """An `APIRoute` whose body, if it declares one, is parsed as JSON (`{}` when empty)."""
+    """An `APIRoute` whose body, if it declares one, is parsed as JSON (`{}` when empty), and
+    whose endpoint is called directly when FastAPI's machinery would add nothing
+    (`direct_call.py`)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
-        if self.body_field is None:
-            return handler
         direct = DirectCall.of(self)
+        if self.body_field is None:
+            return handler if direct is None else _directly(direct, handler)
 
         async def handle_as_json(request: Request) -> Response:
             body = await request.body() or b"{}"
@@ -43,3 +45,16 @@ class JsonBodyRoute(APIRoute):
             return await handler(parsed)
 
         return handle_as_json
+
+
+def _directly(
+    direct: DirectCall, handler: Callable[[Request], Coroutine[Any, Any, Response]]
+) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    """The handler of a route without a body: called directly unless its path parameters
+    do not validate (then FastAPI answers)."""
+
+    async def handle(request: Request) -> Response:
+        response = await direct(request)
+        return response if response is not None else await handler(request)
+
+    return handle
