@@ -12,19 +12,13 @@
 # 20 runs unmeasured, then RUNS runs (threads.create + runs.wait, 4 at a time, as
 # `api_overhead.py --cpu` sends them) with instrumentation on. About 100 s for 150 runs.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/_callgrind_drive.sh"
 RUNS="${1:-150}"
 SRC="${2:-}"
-PYTHON="$ROOT/.venv/bin/python"
 POSTGRES="${OLG_BENCH_POSTGRES:-postgresql://postgres@127.0.0.1:5432}"
 REDIS="${OLG_BENCH_REDIS:-redis://127.0.0.1:6379/0}"
 TMP="$(mktemp -d /tmp/olg-queue-instructions.XXXXXX)"
 DB="olg_instructions_$$"
-PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-drive() {
-  (cd "$ROOT/benchmarks" && "$PYTHON" -c "import asyncio, sys; from server_cpu import drive; \
-asyncio.run(drive(sys.argv[1], int(sys.argv[2]), 4, 300))" "http://127.0.0.1:$PORT" "$1")
-}
 psql "$POSTGRES/postgres" -qc "CREATE DATABASE $DB"
 (
   if [ -n "$SRC" ]; then export PYTHONPATH="$SRC"; fi

@@ -9,16 +9,10 @@
 # `api_overhead.py --cpu` sends them) with instrumentation on. User-space instructions only:
 # the kernel's share (sockets, SQLite's writes) is not in it. About 40 s for 150 runs.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/_callgrind_drive.sh"
 RUNS="${1:-150}"
 OLG="${2:-$ROOT/.venv/bin/olg}"
-PYTHON="$ROOT/.venv/bin/python"
 TMP="$(mktemp -d /tmp/olg-instructions.XXXXXX)"
-PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-drive() {
-  (cd "$ROOT/benchmarks" && "$PYTHON" -c "import asyncio, sys; from server_cpu import drive; \
-asyncio.run(drive(sys.argv[1], int(sys.argv[2]), 4, 120))" "http://127.0.0.1:$PORT" "$1")
-}
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$TMP/callgrind.%p" \
   "$(dirname "$OLG")/python" "$OLG" serve --host 127.0.0.1 --port "$PORT" \
   --config "$ROOT/benchmarks/bench_graph/open_langgraph.json" --db "$TMP/olg.db" \

@@ -5,28 +5,14 @@ says so. Checked in a fresh interpreter, since the global provider can be set on
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.one_graph_project import run_probe, write_project
+
 pytest.importorskip("opentelemetry.sdk", reason="OpenTelemetry comes with the observability extra")
-
-GRAPH = """
-from typing import TypedDict
-from langgraph.graph import START, StateGraph
-
-class S(TypedDict):
-    x: int
-
-builder = StateGraph(S)
-builder.add_node("one", lambda s: {"x": 1})
-builder.add_edge(START, "one")
-graph = builder.compile()
-"""
 
 PROBE = """
 import asyncio, json
@@ -64,21 +50,9 @@ asyncio.run(main())
 
 
 def test_fastapi_adds_no_request_spans_under_a_global_tracer_provider(tmp_path: Path) -> None:
-    (tmp_path / "agent.py").write_text(GRAPH)
-    config = {"dependencies": ["."], "graphs": {"agent": "./agent.py:graph"}}
-    (tmp_path / "langgraph.json").write_text(json.dumps(config))
+    write_project(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = run_probe(tmp_path, PROBE, env)
     assert report["statuses"] == [200, 200]
     # The provider works (the probe's own span is there) and nothing else was recorded.
     assert report["spans"] == ["probe"]

@@ -6,25 +6,12 @@ tests/e2e/test_lean_install.py checks the same from the other side: a virtualenv
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from open_langgraph.extras import MODULE_EXTRAS
+from tests.fixtures.one_graph_project import run_probe, write_project
 
-GRAPH = """
-from typing import TypedDict
-from langgraph.graph import START, StateGraph
-
-class S(TypedDict):
-    x: int
-
-builder = StateGraph(S)
-builder.add_node("one", lambda s: {"x": 1})
-builder.add_edge(START, "one")
-graph = builder.compile()
-
+EMBED = """
 def embed(texts):
     return [[1.0, 0.0] for _ in texts]
 """
@@ -60,23 +47,12 @@ asyncio.run(main())
 
 
 def test_serving_imports_no_optional_package(tmp_path: Path) -> None:
-    (tmp_path / "agent.py").write_text(GRAPH)
-    config = {
-        "dependencies": ["."],
-        "graphs": {"agent": "./agent.py:graph"},
-        "store": {"index": {"embed": "./agent.py:embed", "dims": 2}},
-    }
-    (tmp_path / "langgraph.json").write_text(json.dumps(config))
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    write_project(
+        tmp_path,
+        extra_source=EMBED,
+        store={"index": {"embed": "./agent.py:embed", "dims": 2}},
     )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = run_probe(tmp_path, PROBE)
     assert report["ok"] == 200 and report["mcp"] == 200
     imported = {name.split(".")[0] for name in report["modules"]}
     # Imported only inside `try: ... except ImportError` when installed, to be used if there:
