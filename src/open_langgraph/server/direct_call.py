@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fastapi.dependencies.utils import get_typed_return_annotation
 from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import Response
@@ -33,8 +34,7 @@ class DirectCall:
     endpoint: Callable[..., Awaitable[Response]]
     path_fields: tuple[Any, ...]
     #: None for a route without a body (its request's body is never read).
-    body_name: str | None
-    body_field: Any
+    body_field: Any | None
     dependencies: tuple[tuple[str, RequestDependency], ...]
 
     @classmethod
@@ -81,7 +81,6 @@ class DirectCall:
         return cls(
             endpoint=route.endpoint,
             path_fields=tuple(dependant.path_params),
-            body_name=None if body is None else body.name,
             body_field=body,
             dependencies=tuple(dependencies),
         )
@@ -97,12 +96,12 @@ class DirectCall:
             kwargs[field.name], errors = field.validate(raw, loc=("path", field.alias))
             if errors:
                 return None
-        if self.body_name is not None:
+        if self.body_field is not None:
             try:
                 value = json.loads(body)
             except ValueError:
                 return None
-            kwargs[self.body_name], errors = self.body_field.validate(value, loc=("body",))
+            kwargs[self.body_field.name], errors = self.body_field.validate(value, loc=("body",))
             if errors:
                 return None
         for name, dependency in self.dependencies:
@@ -111,8 +110,6 @@ class DirectCall:
 
 
 def _returns_response(route: APIRoute) -> bool:
-    from fastapi.dependencies.utils import get_typed_return_annotation
-
     returned = get_typed_return_annotation(route.endpoint)
     return inspect.isclass(returned) and issubclass(returned, Response)
 

@@ -9,10 +9,11 @@ from typing import Any
 
 from open_langgraph.storage._records import RUN
 from open_langgraph.storage._sql import SqlBackend
-from open_langgraph.storage._threads import thread_update_sets, thread_update_statement
+from open_langgraph.storage._threads import thread_update_statement
 from open_langgraph.storage.base import RunStatus, StoredEvent, ThreadUpdate, utc_now
 
 _IN_FLIGHT = "('pending', 'running')"
+_THREAD_OF_RUN = "(SELECT thread_id FROM runs WHERE run_id = ?)"
 
 
 class RunQueries(SqlBackend):
@@ -98,13 +99,8 @@ class RunQueries(SqlBackend):
                 )
             if thread_update is not None:
                 # The run's thread found by the same statement: one round trip fewer per run.
-                params: list[Any] = []
-                sets = thread_update_sets(d, thread_update, params)
-                params.append(run_id)
                 await tx.run(
-                    f"UPDATE threads SET {', '.join(sets)} "
-                    "WHERE thread_id = (SELECT thread_id FROM runs WHERE run_id = ?)",
-                    params,
+                    *thread_update_statement(d, run_id, thread_update, thread=_THREAD_OF_RUN)
                 )
 
     async def get_run_events(self, run_id: str, after_seq: int = -1) -> list[StoredEvent]:

@@ -35,13 +35,15 @@ from open_langgraph.storage.base import (
 
 
 def thread_update_statement(
-    dialect: Dialect, thread_id: str, update: ThreadUpdate
+    dialect: Dialect, key: str, update: ThreadUpdate, *, thread: str = "?"
 ) -> tuple[str, list[Any]]:
-    """The UPDATE (and its parameters) that applies `update` to the thread."""
+    """The UPDATE (and its parameters) that applies `update` to the thread whose id is
+    `thread`, an expression of the one parameter `key`: the thread id itself by default, or
+    e.g. a subquery finding a run's thread, so one statement finds and updates it."""
     params: list[Any] = []
     sets = thread_update_sets(dialect, update, params)
-    params.append(thread_id)
-    return f"UPDATE threads SET {', '.join(sets)} WHERE thread_id = ?", params
+    params.append(key)
+    return f"UPDATE threads SET {', '.join(sets)} WHERE thread_id = {thread}", params
 
 
 def thread_update_sets(dialect: Dialect, update: ThreadUpdate, params: list[Any]) -> list[str]:
