@@ -37,6 +37,7 @@ from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.server import custom_app as custom
 from open_langgraph.server.auth import AuthMiddleware
 from open_langgraph.server.deps import Services
+from open_langgraph.server.direct_routes import DirectRoutes
 from open_langgraph.server.errors import install_error_handlers
 from open_langgraph.server.mcp import McpEndpoint
 from open_langgraph.server.mount_prefix import MountPrefix
@@ -385,6 +386,8 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
     if user_app is not None:
         # The custom app's routes see the server's `app.state` as their own.
         app.state = user_app.state
+    # FastAPI's own routes (`/openapi.json`, `/docs`) are tried before the API's.
+    fastapi_routes = list(app.router.routes)
     front, rest = _routers(http)
     for router in front:
         app.include_router(router)
@@ -394,6 +397,14 @@ def create_app(settings: ServerSettings, graphs: GraphRegistry) -> FastAPI:
         app.include_router(router)
     # OpenAI's API on the embedded models, for projects that name hosted models (issue 32).
     openai.install(app, settings.config.models.aliases)
+    # The routes FastAPI tries first, in its order: a custom app's routes may shadow those
+    # after `front`, so they are left to FastAPI then.
+    routed = [*front, *(rest if user_app is None else ())]
+    app.router.middleware_stack = DirectRoutes(
+        app.router.middleware_stack,
+        [*fastapi_routes, *(route for router in routed for route in router.routes)],
+        app.router,
+    )
     app.add_middleware(_RequestHeaders)
     if user_app is not None and http.middleware_order == "auth_first":
         custom.add_custom_middleware(app, user_app)

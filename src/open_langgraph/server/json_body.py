@@ -10,6 +10,7 @@ project's custom routes (`http.app`) keep the content types they expect.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+from functools import cached_property
 from typing import Any
 
 from fastapi.routing import APIRoute
@@ -26,9 +27,14 @@ class JsonBodyRoute(APIRoute):
     whose endpoint is called directly when FastAPI's machinery would add nothing
     (`direct_call.py`)."""
 
+    @cached_property
+    def direct_call(self) -> DirectCall | None:
+        """How the endpoint is called without FastAPI's machinery; None: it cannot be."""
+        return DirectCall.of(self)
+
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
-        direct = DirectCall.of(self)
+        direct = self.direct_call
         if self.body_field is None:
             return handler if direct is None else _directly(direct, handler)
 
