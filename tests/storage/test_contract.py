@@ -517,54 +517,18 @@ async def test_finish_run_records_outcome_events_and_thread_state(storage: Stora
     assert (await storage.get_run("r1"))["output"] is None
 
 
-async def test_a_runs_creation_and_end_are_written_whole_or_not_at_all(storage: Storage):
-    """A run's creation and end are sent as one batch (one round trip on PostgreSQL): a
-    statement that fails takes the others of its batch with it, and the next batch works."""
+async def test_a_failed_run_creation_leaves_its_thread_as_it_was(storage: Storage):
+    """A run's row and its thread's status are written in one transaction: when the row
+    cannot be written, the thread is not left `busy`, and the next creation works."""
     await storage.create_thread(thread_id="t", metadata={}, if_exists="raise")
-    await storage.create_run(_run("r1", "t"), ThreadUpdate(status="busy"))
-    await storage.finish_run(
-        "r1",
-        status="success",
-        output=None,
-        error=None,
-        events=[],
-        thread_update=ThreadUpdate(status="idle"),
-    )
-    assert (await storage.get_thread("t"))["status"] == "idle"
+    await storage.create_run(_run("r1", "t"), ThreadUpdate())
     with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
-        # The run exists: its INSERT fails, so the thread's update in the same batch is undone.
         await storage.create_run(_run("r1", "t"), ThreadUpdate(status="busy"))
     assert (await storage.get_thread("t"))["status"] == "idle"
     await storage.create_run(_run("r2", "t"), ThreadUpdate(status="busy"))
     assert (await storage.get_thread("t"))["status"] == "busy"
-    assert [r["run_id"] for r in await storage.list_runs("t", limit=9, offset=0, status=None)] == [
-        "r2",
-        "r1",
-    ]
-
-
-async def test_batched_writes_commit_together_or_not_at_all(storage: Storage):
-    await storage.create_thread(thread_id="t", metadata={}, if_exists="raise")
-    await storage.create_run(_run("r1", "t"), ThreadUpdate())
-    busy = ("UPDATE threads SET status = ? WHERE thread_id = ?", ("busy", "t"))
-    trace = ("INSERT INTO run_traces (run_id, data) VALUES (?, ?)", ("r1", b"{}"))
-    with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
-        async with storage.writes() as tx:  # type: ignore[attr-defined]
-            await tx.run(*busy)
-            await tx.run(*trace)
-            await tx.run(*trace)  # the run's trace exists: fails, and undoes the two above
-    assert (await storage.get_thread("t"))["status"] == "idle"
-    assert await storage.get_run_trace("r1") is None
-    with pytest.raises(LookupError):
-        async with storage.writes() as tx:  # type: ignore[attr-defined]
-            await tx.run(*busy)
-            raise LookupError  # a block that fails writes nothing
-    assert (await storage.get_thread("t"))["status"] == "idle"
-    async with storage.writes() as tx:  # type: ignore[attr-defined]
-        await tx.run(*busy)
-        await tx.run_many(trace[0], [trace[1]])
-    assert (await storage.get_thread("t"))["status"] == "busy"
-    assert await storage.get_run_trace("r1") == b"{}"
+    runs = await storage.list_runs("t", limit=9, offset=0, status=None)
+    assert [r["run_id"] for r in runs] == ["r2", "r1"]
 
 
 async def test_delete_runs_removes_their_events_only(storage: Storage):

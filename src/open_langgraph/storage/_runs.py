@@ -19,7 +19,7 @@ _THREAD_OF_RUN = "(SELECT thread_id FROM runs WHERE run_id = ?)"
 class RunQueries(SqlBackend):
     async def create_run(self, run: dict[str, Any], thread_update: ThreadUpdate) -> None:
         d = self.dialect
-        async with self.writes() as tx:
+        async with self.atomic() as tx:
             await tx.run(
                 f"INSERT INTO runs ({RUN.select}) VALUES (?,?,?,?,?,?,?,?,?,NULL,NULL)",
                 (
@@ -79,7 +79,7 @@ class RunQueries(SqlBackend):
         trace: bytes | None = None,
     ) -> None:
         d = self.dialect
-        async with self.writes() as tx:
+        async with self.atomic() as tx:
             await tx.run(
                 "UPDATE runs SET status = ?, updated_at = ?, output = ?, error = ? "
                 "WHERE run_id = ?",

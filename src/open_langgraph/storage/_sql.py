@@ -37,14 +37,6 @@ class Statements(Protocol):
     async def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
 
 
-class Writes(Protocol):
-    """Statements written with `?` placeholders whose results nobody reads."""
-
-    async def run(self, sql: str, params: Sequence[Any] = ()) -> object: ...
-
-    async def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
-
-
 class Dialect(abc.ABC):
     """The SQL fragments and column decodings in which two backends differ.
 
@@ -126,11 +118,6 @@ class SqlBackend(abc.ABC):
     @abc.abstractmethod
     def atomic(self) -> AbstractAsyncContextManager[Statements]:
         """Statements in one transaction: committed together, or rolled back on an error."""
-
-    def writes(self) -> AbstractAsyncContextManager[Writes]:
-        """Writes in one transaction, as `atomic`, that read nothing back: a backend may send
-        them all at once when the block ends (PostgreSQL: one round trip)."""
-        return self.atomic()
 
     async def ping(self) -> None:
         """One round trip to the database, on the connection statements use (PostgreSQL: a

@@ -156,19 +156,6 @@ class OnConnection:
             await cur.executemany(pyformat(sql), rows)
 
 
-class _QueuedWrites:
-    """Writes recorded for `PostgresBase.writes`, to be sent together."""
-
-    def __init__(self) -> None:
-        self.statements: list[tuple[str, Sequence[Any], bool]] = []
-
-    async def run(self, sql: str, params: Sequence[Any] = ()) -> None:
-        self.statements.append((pyformat(sql), params, False))
-
-    async def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self.statements.append((pyformat(sql), rows, True))
-
-
 class _Pooled:
     """Each statement on a connection of its own from the pool, autocommitted."""
 
@@ -216,28 +203,6 @@ class PostgresBase(SqlBackend):
     async def atomic(self) -> AsyncIterator[OnConnection]:
         async with self.transaction() as conn:
             yield OnConnection(conn)
-
-    @contextlib.asynccontextmanager
-    async def writes(self) -> AsyncIterator[_QueuedWrites]:
-        """The block's writes sent when it ends, with their BEGIN and COMMIT, in pipeline
-        mode: one round trip where a transaction took one per statement and two more (six
-        for a run's end). An error in any of them rolls back all and is raised here; a block
-        that raises sends nothing."""
-        queued = _QueuedWrites()
-        yield queued
-        if not queued.statements:
-            return
-        async with (
-            self.pool.connection() as conn,
-            conn.pipeline(),
-            conn.transaction(),
-            conn.cursor() as cur,
-        ):
-            for sql, params, many in queued.statements:
-                if many:
-                    await cur.executemany(sql, params)  # type: ignore[arg-type]
-                else:
-                    await cur.execute(sql, params)  # type: ignore[arg-type]
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> DictRow | None:
         async with self.pool.connection() as conn:
