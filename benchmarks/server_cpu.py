@@ -190,6 +190,53 @@ def run_mode(mode: str, args: argparse.Namespace, tmp: Path, log_dir: Path) -> C
         return CpuResult(mode, args.runs, 0.0, error=f"{type(exc).__name__}: {exc}")
 
 
+# -- side by side -------------------------------------------------------------------------------
+
+
+async def _drive_each(urls: list[str], runs: int, concurrency: int) -> None:
+    """The same runs to every server at once."""
+    await asyncio.gather(*(drive(url, runs, concurrency, 300) for url in urls))
+
+
+def run_side_by_side(args: argparse.Namespace, tmp: Path, log_dir: Path) -> int:
+    """`--cpu --side-by-side`: `olg serve` (SQLite) and `langgraph dev` served at once and
+    given the same runs at once, `--cpu-concurrency` at a time each.
+
+    Measured in turn, one server's CPU per run drifts here by 10-30 % from one minute to the
+    next (the VM's host), which moves the ratio between two servers as much; at once, the
+    drift moves both alike. Their absolute figures are higher than in turn: two servers and
+    the client share the cores."""
+    ensure_ref_venv(args.ref_venv)
+    servers = {
+        "ours-sqlite": _olg_server("ours-sqlite", args.olg, tmp, log_dir, args),
+        "ref": ref_server(args.ref_venv, log_dir),
+    }
+    progress(f"cpu: side by side: {args.runs} runs each, {args.cpu_concurrency} at a time each")
+    try:
+        for server in servers.values():
+            server.start()
+        for server in servers.values():
+            server.wait_healthy(args.startup_timeout)
+        urls = [server.url for server in servers.values()]
+        asyncio.run(_drive_each(urls, args.warmup_runs, args.cpu_concurrency))
+        before = {mode: own_usage(server.proc.pid) for mode, server in servers.items()}
+        asyncio.run(_drive_each(urls, args.runs, args.cpu_concurrency))
+        after = {mode: own_usage(server.proc.pid) for mode, server in servers.items()}
+    finally:
+        for server in servers.values():
+            server.stop()
+    per_run = {
+        mode: (after[mode].cpu_seconds - before[mode].cpu_seconds) * 1000 / args.runs
+        for mode in servers
+    }
+    print(
+        f"side by side, {args.runs} runs each: ours-sqlite {per_run['ours-sqlite']:.2f} ms, "
+        f"langgraph dev {per_run['ref']:.2f} ms per run: "
+        f"{per_run['ours-sqlite'] / per_run['ref']:.3f}x"
+    )
+    return 0
+
+
 # -- LangGraph alone ----------------------------------------------------------------------------
 
 
@@ -294,6 +341,11 @@ def add_cpu_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup-runs", type=int, default=40, help="--cpu: unmeasured runs first")
     parser.add_argument("--cpu-concurrency", type=int, default=4, help="--cpu: runs at a time")
     parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="--cpu: `olg serve` (SQLite) and `langgraph dev` at the same time, their ratio",
+    )
+    parser.add_argument(
         "--modes",
         default=",".join((*BASELINES, *MODES)),
         help=f"--cpu: comma-separated, from {', '.join((*BASELINES, *MODES))}",
@@ -312,6 +364,8 @@ def run_cpu(args: argparse.Namespace) -> int:
         tmp = Path(name)
         log_dir = (args.log_dir or tmp).absolute()
         log_dir.mkdir(parents=True, exist_ok=True)
+        if args.side_by_side:
+            return run_side_by_side(args, tmp, log_dir)
         for mode in modes:
             if mode in BASELINES:
                 results.append(run_baseline(mode, args, tmp))
