@@ -79,6 +79,14 @@ for (pid,) in rows:
         pass
 print(total)" "$OLG_AB_POSTGRES" "$1"
 }
+# Prints LABEL and the two sides' CPU per run from their ticks before and after.
+ratio() {
+  "$PYTHON" -c "import os, sys; hz = os.sysconf('SC_CLK_TCK'); n = int(sys.argv[6]); \
+a = (int(sys.argv[3]) - int(sys.argv[2])) / hz / n * 1000; \
+b = (int(sys.argv[5]) - int(sys.argv[4])) / hz / n * 1000; \
+print(f'{sys.argv[1]}before {a:.2f} ms/run, this checkout {b:.2f} ms/run, ratio {b / a:.3f} ({n} runs each)')" \
+    "$@" "$RUNS"
+}
 drive_both 50
 A1="$(ticks "$PID_A")"
 B1="$(ticks "$PID_B")"
@@ -87,16 +95,6 @@ drive_both "$RUNS"
 A2="$(ticks "$PID_A")"
 B2="$(ticks "$PID_B")"
 if [ ${#DATABASES[@]} -eq 2 ]; then
-  PA2="$(backends "${DATABASES[0]}")"
-  PB2="$(backends "${DATABASES[1]}")"
-  "$PYTHON" -c "import os, sys; hz = os.sysconf('SC_CLK_TCK'); n = int(sys.argv[5]); \
-a = (int(sys.argv[2]) - int(sys.argv[1])) / hz / n * 1000; \
-b = (int(sys.argv[4]) - int(sys.argv[3])) / hz / n * 1000; \
-print(f'PostgreSQL backends: before {a:.2f} ms/run, this checkout {b:.2f} ms/run, ratio {b / a:.3f}')" \
-    "$PA1" "$PA2" "$PB1" "$PB2" "$RUNS"
+  ratio "PostgreSQL backends: " "$PA1" "$(backends "${DATABASES[0]}")" "$PB1" "$(backends "${DATABASES[1]}")"
 fi
-"$PYTHON" -c "import os, sys; hz = os.sysconf('SC_CLK_TCK'); n = int(sys.argv[5]); \
-a = (int(sys.argv[2]) - int(sys.argv[1])) / hz / n * 1000; \
-b = (int(sys.argv[4]) - int(sys.argv[3])) / hz / n * 1000; \
-print(f'before {a:.2f} ms/run, this checkout {b:.2f} ms/run, ratio {b / a:.3f} ({n} runs each)')" \
-  "$A1" "$A2" "$B1" "$B2" "$RUNS"
+ratio "" "$A1" "$A2" "$B1" "$B2"

@@ -4,7 +4,6 @@ status and body with it as without it, errors included."""
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -20,27 +19,21 @@ from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.server.app import ServerSettings, create_app
 from open_langgraph.server.direct_routes import DirectRoutes
 from open_langgraph.store_embeddings import store_settings
+from tests.fixtures.one_graph_project import write_project
 from tests.fixtures.route_paths import literal_segments, parameters, sample_paths
 
-GRAPH = """
-from typing import TypedDict
-from langgraph.graph import StateGraph
-
-class State(TypedDict):
-    n: int
-
-graph = StateGraph(State).add_node("a", lambda s: {"n": s["n"] + 1}).set_entry_point("a").compile()
-"""
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 
 
-def _app(tmp_path: Path, name: str) -> FastAPI:
-    (tmp_path / "agent.py").write_text(GRAPH)
-    config_file = tmp_path / "langgraph.json"
-    config_file.write_text(json.dumps({"graphs": {"agent": "./agent.py:graph"}}))
-    config = load_config(config_file)
-    store = store_settings(config.path, config.store, sqlite=True)
-    settings = ServerSettings(config=config, db_path=tmp_path / f"{name}.db", store=store)
+def _app(tmp_path: Path, name: str, custom_app: FastAPI | None = None) -> FastAPI:
+    """The server's app for a one-graph project (graph `agent`) in `tmp_path`."""
+    config = load_config(write_project(tmp_path))
+    settings = ServerSettings(
+        config=config,
+        db_path=tmp_path / f"{name}.db",
+        store=store_settings(config.path, config.store, sqlite=True),
+        custom_app=custom_app,
+    )
     return create_app(settings, GraphRegistry(config))
 
 
@@ -126,7 +119,7 @@ def _comparable(response: httpx.Response) -> tuple[int, Any]:
 
 async def test_answers_are_fastapis(apps: tuple[httpx.AsyncClient, httpx.AsyncClient]) -> None:
     missing = str(uuid.uuid4())
-    run = {"assistant_id": "agent", "input": {"n": 1}}
+    run = {"assistant_id": "agent", "input": {"x": 0}}
     requests: list[tuple[str, str, dict[str, Any]]] = [
         ("POST", "/threads", {"json": {"metadata": {"a": 1}}}),
         ("POST", "/threads", {"content": b""}),
@@ -155,7 +148,7 @@ async def test_answers_are_fastapis(apps: tuple[httpx.AsyncClient, httpx.AsyncCl
         assert _comparable(direct) == _comparable(plain), (method, path, kwargs)
     created = (await apps[0].post("/threads", json={})).json()["thread_id"]
     result = await apps[0].post(f"/threads/{created}/runs/wait", json=run)
-    assert result.status_code == 200 and result.json() == {"n": 2}
+    assert result.status_code == 200 and result.json() == {"x": 1}
 
 
 async def test_a_custom_apps_route_still_shadows_the_apis(
@@ -169,17 +162,7 @@ async def test_a_custom_apps_route_still_shadows_the_apis(
     async def own_threads() -> dict[str, bool]:
         return {"custom": True}
 
-    (tmp_path / "agent.py").write_text(GRAPH)
-    config_file = tmp_path / "langgraph.json"
-    config_file.write_text(json.dumps({"graphs": {"agent": "./agent.py:graph"}}))
-    config = load_config(config_file)
-    settings = ServerSettings(
-        config=config,
-        db_path=tmp_path / "custom.db",
-        store=store_settings(config.path, config.store, sqlite=True),
-        custom_app=custom,
-    )
-    app = create_app(settings, GraphRegistry(config))
+    app = _app(tmp_path, "custom", custom_app=custom)
     async with (
         app.router.lifespan_context(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,

@@ -85,8 +85,11 @@ class DirectCall:
             dependencies=tuple(dependencies),
         )
 
-    async def __call__(self, request: Request, body: bytes = b"") -> Response | None:
-        """The endpoint's response, or None (nothing called) when FastAPI must answer."""
+    async def __call__(self, request: Request) -> Response | None:
+        """The endpoint's response, or None (nothing called) when FastAPI must answer.
+
+        The body, if the route has one, is read as `JsonBodyRoute` reads it: JSON whatever
+        the content type, `{}` when empty. Starlette keeps it read, for FastAPI's turn."""
         kwargs: dict[str, Any] = {}
         path_params = request.path_params
         for field in self.path_fields:
@@ -98,7 +101,7 @@ class DirectCall:
                 return None
         if self.body_field is not None:
             try:
-                value = json.loads(body)
+                value = json.loads(await request.body() or b"{}")
             except ValueError:
                 return None
             kwargs[self.body_field.name], errors = self.body_field.validate(value, loc=("body",))

@@ -22,7 +22,7 @@ from typing import Any
 
 from starlette._utils import get_route_path
 from starlette.requests import Request
-from starlette.routing import BaseRoute, WebSocketRoute
+from starlette.routing import BaseRoute, Match, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from open_langgraph.server.direct_call import DirectCall
@@ -85,27 +85,21 @@ class DirectRoutes:
         if entry is None or entry.direct is None:
             await self.app(scope, receive, send)
             return
-        route = entry.route
-        matched = route.path_regex.match(path)
-        convertors = route.param_convertors
-        path_params = dict(scope.get("path_params", {}))
-        for name, value in matched.groupdict().items():
-            path_params[name] = convertors[name].convert(value)
-        scope.update(path_params=path_params, endpoint=route.endpoint, route=route)
+        # The route's own match gives the scope FastAPI would: `path_params` converted,
+        # `endpoint`, `route`.
+        match, child_scope = entry.route.matches(scope)
+        if match != Match.FULL:
+            await self.app(scope, receive, send)
+            return
+        scope.update(child_scope)
         scope.setdefault("router", self._router)
         request = Request(scope, receive, send)
-        if entry.direct.body_field is None:
-            response = await entry.direct(request)
-            if response is None:
-                await self.app(scope, receive, send)
-                return
-        else:
-            # As `JsonBodyRoute` reads it: JSON whatever the content type, `{}` when empty.
-            body = await request.body()
-            response = await entry.direct(request, body or b"{}")
-            if response is None:
-                await self.app(scope, _replaying(body, receive), send)
-                return
+        response = await entry.direct(request)
+        if response is None:
+            if entry.direct.body_field is not None:
+                receive = _replaying(await request.body(), receive)
+            await self.app(scope, receive, send)
+            return
         await response(scope, receive, send)
 
 

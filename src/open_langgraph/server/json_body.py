@@ -39,9 +39,9 @@ class JsonBodyRoute(APIRoute):
             return handler if direct is None else _directly(direct, handler)
 
         async def handle_as_json(request: Request) -> Response:
-            body = await request.body() or b"{}"
-            if direct is not None and (response := await direct(request, body)) is not None:
+            if direct is not None and (response := await direct(request)) is not None:
                 return response
+            body = await request.body() or b"{}"
             headers = [(k, v) for k, v in request.scope["headers"] if k != b"content-type"]
             parsed = Request({**request.scope, "headers": [*headers, _JSON]}, request.receive)
             # The body is handed over read (Starlette keeps it in `_body`), so the connection's
