@@ -28,6 +28,7 @@ from open_langgraph.runtime.settling import retrying, storage_error
 from open_langgraph.runtime.state import interrupt_json, thread_update_from
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.serde import dumps, to_jsonable
+from open_langgraph.storage._last_checkpoint import KeptCheckpoint
 from open_langgraph.storage.base import (
     UNSET,
     RunStatus,
@@ -237,6 +238,7 @@ class RunManager:
         graph = None
         # Counts from when the run starts executing, not while it waits for a slot.
         timer = asyncio.timeout(self._run_timeout)
+        kept = KeptCheckpoint(handle.thread_id)
         try:
             delay = float(handle.run["kwargs"].get("after_seconds") or 0)
             if delay > 0:
@@ -263,12 +265,13 @@ class RunManager:
                                 context=kwargs.get("context"),
                                 user=user,
                             ) as graph:
-                                final_values = await stream_graph(
-                                    graph, observation.with_callbacks(kwargs), handle.stream
-                                )
-                                outcome, thread_update = await self._completed(
-                                    graph, handle, final_values
-                                )
+                                with kept.keep():
+                                    final_values = await stream_graph(
+                                        graph, observation.with_callbacks(kwargs), handle.stream
+                                    )
+                                    outcome, thread_update = await self._completed(
+                                        graph, handle, final_values, kept
+                                    )
                             break
                         except Exception as exc:
                             if not await self._resume_after_outage(handle, exc):
@@ -336,9 +339,11 @@ class RunManager:
         return outcome, ThreadUpdate(status="error", error=error)
 
     async def _completed(
-        self, graph: Any, handle: RunHandle, final_values: Any
+        self, graph: Any, handle: RunHandle, final_values: Any, kept: KeptCheckpoint
     ) -> tuple[RunOutcome, ThreadUpdate]:
-        snapshot = await graph.aget_state({"configurable": {"thread_id": handle.thread_id}})
+        with kept.serving():
+            # The checkpoint the run stored last, from memory when it can be.
+            snapshot = await graph.aget_state({"configurable": {"thread_id": handle.thread_id}})
         thread_update = thread_update_from(snapshot)
         output = to_jsonable(final_values) if final_values is not None else thread_update.values
         if snapshot.interrupts and isinstance(output, dict):

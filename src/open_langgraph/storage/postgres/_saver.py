@@ -24,6 +24,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from open_langgraph.storage._encrypted_saver import EncryptedCheckpoints
+from open_langgraph.storage._last_checkpoint import RemembersLastCheckpoint
 from open_langgraph.storage._saver import PrecomputedSignature
 
 try:
@@ -161,7 +162,11 @@ class _Batch:
 
 
 class PostgresCheckpointer(
-    PrecomputedSignature, EncryptedCheckpoints, _WritesOnTheLoop, AsyncPostgresSaver
+    PrecomputedSignature,
+    RemembersLastCheckpoint,
+    EncryptedCheckpoints,
+    _WritesOnTheLoop,
+    AsyncPostgresSaver,
 ):
     inlines_primitives = True
 
