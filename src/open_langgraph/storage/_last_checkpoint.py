@@ -3,9 +3,10 @@
 When a run ends, its thread's record gets the state the run left (values, interrupts,
 status) from `graph.aget_state`. The checkpoint that reads is the one the run has just
 written: on PostgreSQL, reading it back (a round trip, its channel blobs joined in) was about
-5 % of both the server's CPU per run and PostgreSQL's (docs/performance.md, sixth pass). While a run holds `KeptCheckpoint.keep()`, the saver
-remembers the root checkpoint it last stored for the run's thread, as LangGraph handed it
-over; inside `serving()` a read of that thread's latest checkpoint gets it from memory.
+5 % of both the server's CPU per run and PostgreSQL's (docs/performance.md, sixth pass).
+While a run holds `KeptCheckpoint.keep()`, the saver remembers the root checkpoint it last
+stored for the run's thread, as LangGraph handed it over; inside `serving()` a read of that
+thread's latest checkpoint gets it from memory.
 
 It is served only when it is certainly what the database would return:
 
