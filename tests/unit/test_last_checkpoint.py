@@ -11,10 +11,11 @@ from typing import Annotated, Any, TypedDict
 import pytest
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
-from langgraph.types import interrupt
+from langgraph.types import Command, interrupt
 
 from open_langgraph.storage._last_checkpoint import KeptCheckpoint
 from open_langgraph.storage.sqlite._inline import connect_inline
+from open_langgraph.storage.sqlite._inline_writes import InlineWrites
 from open_langgraph.storage.sqlite._saver import SqliteCheckpointer
 
 
@@ -123,8 +124,6 @@ async def test_a_run_stopped_before_a_node_shows_the_node_next(
 
 
 async def test_a_resumed_run_ends_with_the_resumed_state(saver: SqliteCheckpointer) -> None:
-    from langgraph.types import Command
-
     graph = _asking(saver)
     await _run_and_read(graph, "t4", {"items": []})
     at_the_end, stored = await _run_and_read(graph, "t4", Command(resume="yes"))
@@ -181,8 +180,6 @@ async def test_a_failed_write_leaves_the_answer_to_the_database(
             raise RuntimeError("disk full")
 
         monkeypatch.setattr(AsyncSqliteSaver, "aput", broken)
-        from open_langgraph.storage.sqlite._inline_writes import InlineWrites
-
         monkeypatch.setattr(InlineWrites, "aput", broken)
         with pytest.raises(RuntimeError):
             await graph.ainvoke({"items": ["more"]}, config)
