@@ -269,7 +269,11 @@ def _serve(args: argparse.Namespace) -> int:
         generative_ui=generative_ui,
         custom_app=custom_app,
     )
-    app = served_app(create_app(settings, graphs), settings)
+    from open_langgraph.server.loopback import connect_sdk_loopback
+
+    api = create_app(settings, graphs)
+    connect_sdk_loopback(api)  # get_client() with no URL, in graphs and custom routes
+    app = served_app(api, settings)
     _tune_garbage_collector()
     print(
         f"olg: serving {', '.join(graphs.graph_ids)} on http://{args.host}:{args.port} "

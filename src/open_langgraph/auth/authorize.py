@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from langgraph_sdk import Auth
 
-from open_langgraph.auth.context import current_user
+from open_langgraph.auth.context import current_user, in_process
 from open_langgraph.auth.filters import InvalidFilter, check_filter
 from open_langgraph.errors import Forbidden, OLGError, Unauthorized
 from open_langgraph.storage.base import AuthFilter
@@ -100,7 +100,7 @@ class Authorizer:
             AuthRejected: the handler raised `Auth.exceptions.HTTPException`.
             Unauthorized: auth is configured but the request has no user.
         """
-        if self._auth is None:
+        if self._auth is None or in_process():
             return None
         user = current_user()
         if user is None:

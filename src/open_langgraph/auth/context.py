@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from open_langgraph.auth.users import AuthUser
 
 _current_user: ContextVar[AuthUser | None] = ContextVar("olg_auth_user", default=None)
+_in_process: ContextVar[bool] = ContextVar("olg_in_process", default=False)
 
 
 def current_user() -> AuthUser | None:
@@ -30,3 +31,21 @@ def acting_as(user: AuthUser | None) -> Iterator[None]:
         yield
     finally:
         _current_user.reset(token)
+
+
+def in_process() -> bool:
+    """Whether the request was sent by code running inside the server (`get_client()` with
+    no URL, server/loopback.py): it is authorized for everything, as on the Platform."""
+    return _in_process.get()
+
+
+@contextlib.contextmanager
+def serving_in_process() -> Iterator[None]:
+    """Serve the code inside the block as an in-process request: no user, no filters."""
+    user_token = _current_user.set(None)
+    token = _in_process.set(True)
+    try:
+        yield
+    finally:
+        _in_process.reset(token)
+        _current_user.reset(user_token)

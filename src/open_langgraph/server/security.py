@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from open_langgraph.config import CorsConfig
+from open_langgraph.server.loopback import is_loopback
 
 logger = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ class RequestGuard:
         logger.warning("refused a request: %s", detail)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] not in ("http", "websocket") or is_loopback(scope):
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
