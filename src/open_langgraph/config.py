@@ -160,8 +160,9 @@ class AppConfig:
     http: HttpConfig = field(default_factory=HttpConfig)
     checkpointer: CheckpointerExtras = field(default_factory=CheckpointerExtras)
     ignored: tuple[str, ...] = ()
-    """Keys accepted without effect here, one sentence each, which `olg serve` logs as
-    warnings (they cannot be logged while loading: logging is set up later)."""
+    """Keys accepted without effect here and a missing `env` file, one sentence each, which
+    `olg serve` logs as warnings (they cannot be logged while loading: logging is set up
+    later)."""
     models: ModelsConfig = field(default_factory=ModelsConfig)
     """`models.aliases`: hosted model names answered by embedded models, on `/v1` and in graphs."""
 
@@ -239,7 +240,7 @@ def load_config(path: Path) -> AppConfig:
             raise ConfigError(path, key, f"unknown key; expected one of {sorted(known)}")
 
     base = path.parent
-    env = _parse_env(path, base, raw.get("env", {}))
+    env, env_notes = _parse_env(path, base, raw.get("env", {}))
     http = parse_http(path, raw.get("http"))
     if http.app is not None:
         split_target(path, "http.app", http.app)
@@ -260,7 +261,12 @@ def load_config(path: Path) -> AppConfig:
         store=store,
         http=http,
         checkpointer=checkpointer,
-        ignored=(*_ignored_top_level(path, raw), *checkpointer.ignored, *store.ignored),
+        ignored=(
+            *_ignored_top_level(path, raw),
+            *env_notes,
+            *checkpointer.ignored,
+            *store.ignored,
+        ),
         encryption_path=_parse_encryption(path, raw.get("encryption")),
         generative_ui=parse_generative_ui(path, raw.get("ui"), raw.get("ui_config")),
         models=parse_models(path, raw.get("models")),
@@ -337,17 +343,29 @@ def _parse_dependencies(path: Path, base: Path, value: Any) -> list[Path]:
     return [(base / v).resolve() for v in local]
 
 
-def _parse_env(path: Path, base: Path, value: Any) -> dict[str, str]:
+def _parse_env(path: Path, base: Path, value: Any) -> tuple[dict[str, str], list[str]]:
+    """The variables `env` sets, and a warning when its file is missing.
+
+    A missing file is not an error, as with `langgraph dev`: LangChain's templates name a
+    `.env` in their langgraph.json but ship only `.env.example` (`.env` holds secrets and is
+    not committed), so a fresh clone has none, and its variables may come from the
+    environment instead.
+    """
     if isinstance(value, str):
         env_file = base / value
+        if not env_file.exists():
+            return {}, [
+                f"`env`: env file {value!r} does not exist; serving with the process "
+                "environment's variables only"
+            ]
         if not env_file.is_file():
-            raise ConfigError(path, "env", f"env file {value!r} does not exist")
-        return {k: v for k, v in dotenv_values(env_file).items() if v is not None}
+            raise ConfigError(path, "env", f"env file {value!r} is not a file")
+        return {k: v for k, v in dotenv_values(env_file).items() if v is not None}, []
     if isinstance(value, dict):
         bad = [k for k, v in value.items() if not isinstance(v, str | int | float | bool)]
         if bad:
             raise ConfigError(path, f"env.{bad[0]}", "values must be strings")
-        return {k: str(v) for k, v in value.items()}
+        return {k: str(v) for k, v in value.items()}, []
     raise ConfigError(path, "env", "must be an object or the path of a .env file")
 
 

@@ -75,9 +75,9 @@ def _bad_cors(d: Path) -> Case:
     return Case(_config(d, text), "http.cors.allow_origins", "list of strings")
 
 
-def _env_file_missing(d: Path) -> Case:
-    text = '{"graphs": {"agent": "./agent.py:graph"}, "env": ".env.local"}'
-    return Case(_config(d, text), "env", "'.env.local' does not exist")
+def _env_not_a_file(d: Path) -> Case:
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "env": "."}'
+    return Case(_config(d, text), "env", "'.' is not a file")
 
 
 def _config_flag_missing_file(d: Path) -> Case:
@@ -220,7 +220,7 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "invalid-json": _invalid_json,
     "unknown-key": _unknown_key,
     "bad-cors": _bad_cors,
-    "env-file-missing": _env_file_missing,
+    "env-not-a-file": _env_not_a_file,
     "config-flag-missing-file": _config_flag_missing_file,
     "olg-config-env-var": _env_var_config,
     "cwd-langgraph-json": _cwd_langgraph_json,

@@ -365,8 +365,7 @@ BAD_CONFIGS: list[tuple[str, Any, str, str]] = [
     # env
     ("env number", {"graphs": GRAPHS, "env": 1}, "env", "object or the path of a .env file"),
     ("env list", {"graphs": GRAPHS, "env": ["A=1"]}, "env", "object or the path"),
-    ("env file missing", {"graphs": GRAPHS, "env": ".env.prod"}, "env", "'.env.prod' does not"),
-    ("env directory", {"graphs": GRAPHS, "env": "."}, "env", "does not exist"),
+    ("env directory", {"graphs": GRAPHS, "env": "."}, "env", "'.' is not a file"),
     ("env value null", {"graphs": GRAPHS, "env": {"A": "1", "B": None}}, "env.B", "strings"),
     ("env value object", {"graphs": GRAPHS, "env": {"A": {"x": 1}}}, "env.A", "strings"),
     ("env value list", {"graphs": GRAPHS, "env": {"A": ["x"]}}, "env.A", "strings"),
@@ -764,6 +763,18 @@ def test_webhook_header_templates_read_the_environment_and_the_config_env(
         "X-Id": "from-config",
     }
     assert config.webhooks.allowed_fields == frozenset({"run_id", "status"})
+
+
+def test_a_missing_env_file_is_a_warning_not_an_error(tmp_path: Path) -> None:
+    """LangChain's templates name `.env` but ship `.env.example`: a fresh clone is served
+    (as `langgraph dev` serves it), with one warning naming the file."""
+    config = load_config(write(tmp_path, {"graphs": GRAPHS, "env": ".env"}))
+    assert config.env == {}
+    [note] = config.ignored
+    assert note.startswith("`env`: env file '.env' does not exist")
+    (tmp_path / ".env").write_text("A=1\n", encoding="utf-8")
+    config = load_config(write(tmp_path, {"graphs": GRAPHS, "env": ".env"}))
+    assert (config.env, config.ignored) == ({"A": "1"}, ())
 
 
 def test_platform_keys_without_effect_are_accepted_with_a_reason(tmp_path: Path) -> None:
