@@ -87,7 +87,9 @@ async def test_sigterm_with_a_stream_open_stops_promptly_and_settles_the_run(tmp
     try:
         client = get_client(url=server.url)
         thread_id = (await client.threads.create())["thread_id"]
-        stream = client.runs.stream(thread_id, "slow", input={"seconds": 60})
+        stream = client.runs.stream(
+            thread_id, "slow", input={"seconds": 60}, on_disconnect="cancel"
+        )
         first = await anext(stream)
         run_id = first.data["run_id"]
         assert server.process is not None
@@ -103,7 +105,7 @@ async def test_sigterm_with_a_stream_open_stops_promptly_and_settles_the_run(tmp
     try:
         client = get_client(url=server.url)
         run = await client.runs.get(thread_id, run_id)
-        # Shutdown closed the stream, and a stream's run is cancelled when its client goes.
+        # Shutdown closed the stream, and this stream's run is cancelled when its client goes.
         assert run["status"] == "interrupted"
         assert (await client.threads.get(thread_id))["status"] != "busy"
         await client.http.client.aclose()

@@ -147,7 +147,8 @@ async def test_interrupt_and_resume(client: LangGraphClient):
     state = await client.threads.get_state(thread_id)
     assert state["next"] == ["ask"]
     assert state["tasks"][0]["interrupts"][0]["value"] == {"question": "approve refund?"}
-    assert (await client.runs.list(thread_id))[0]["status"] == "interrupted"
+    # The run itself ended as it should (`success`, as on the Platform); the thread waits.
+    assert (await client.runs.list(thread_id))[0]["status"] == "success"
 
     done = await client.runs.wait(thread_id, "hitl", command={"resume": {interrupt_id: "yes"}})
     assert done["decision"] == "refund: yes"
@@ -218,11 +219,16 @@ async def test_cancel_interrupt_keeps_progress(client: LangGraphClient):
         thread_id, "slow", input={"seconds": 0, "label": "x", "hold": True}, stream_mode="updates"
     )
     await until_node_done(client, thread_id, run["run_id"], "first")  # the second is parked
-    await client.runs.cancel(thread_id, run["run_id"], wait=True, action="interrupt")
+    # With `wait`, the answer is what joining the run gives once it stopped, as on the Platform.
+    joined = await client.runs.cancel(thread_id, run["run_id"], wait=True, action="interrupt")
+    assert joined == await client.runs.join(thread_id, run["run_id"])
     assert (await client.runs.get(thread_id, run["run_id"]))["status"] == "interrupted"
     state = await client.threads.get_state(thread_id)
     assert state["values"]["done"] == ["x:first"]
-    assert (await client.threads.get(thread_id))["status"] != "busy"
+    # Its second step never ran: the thread is `interrupted`, showing the progress it kept.
+    thread = await client.threads.get(thread_id)
+    assert thread["status"] == "interrupted"
+    assert thread["values"]["done"] == ["x:first"]
 
 
 async def test_cancel_rollback_erases_the_run(client: LangGraphClient):
@@ -287,22 +293,26 @@ async def test_multitask_reject_enqueue_interrupt_rollback(client: LangGraphClie
     assert err.value.response.status_code == 404
 
 
-async def test_stream_disconnect_cancels_unless_continue(client: LangGraphClient):
+async def test_stream_disconnect_continues_unless_cancel(client: LangGraphClient):
+    """As on the Platform (langgraph-api 0.16), a stream's run goes on when its client leaves
+    (a reloaded page, a dropped connection) unless the client asked for `on_disconnect:
+    "cancel"`."""
     thread_id = await _new_thread(client)
-    async for part in client.runs.stream(thread_id, "slow", input={"label": "c", "hold": True}):
-        if part.event == "metadata":
-            run_id = part.data["run_id"]
-            break
-    await _wait_status(client, thread_id, run_id, "interrupted")
-
-    other = await _new_thread(client)
-    async for part in client.runs.stream(
-        other, "slow", input={"seconds": 0.2, "label": "k"}, on_disconnect="continue"
-    ):
+    async for part in client.runs.stream(thread_id, "slow", input={"seconds": 0.2, "label": "k"}):
         if part.event == "metadata":
             kept_id = part.data["run_id"]
             break
-    assert (await client.runs.join(other, kept_id))["done"] == ["k:first", "k:second"]
+    assert (await client.runs.join(thread_id, kept_id))["done"] == ["k:first", "k:second"]
+    assert (await client.runs.get(thread_id, kept_id))["status"] == "success"
+
+    other = await _new_thread(client)
+    async for part in client.runs.stream(
+        other, "slow", input={"label": "c", "hold": True}, on_disconnect="cancel"
+    ):
+        if part.event == "metadata":
+            run_id = part.data["run_id"]
+            break
+    await _wait_status(client, other, run_id, "interrupted")
 
 
 async def test_join_stream_replays_from_last_event_id(client: LangGraphClient):
@@ -450,7 +460,11 @@ async def test_bulk_cancel_by_thread_and_by_ids(client: LangGraphClient):
     assert (await client.threads.get(thread_id))["status"] == "busy"
     await client.runs.cancel_many(run_ids=[running["run_id"]])
     await _wait_status(client, thread_id, running["run_id"], "interrupted")
-    assert (await client.threads.get(thread_id))["status"] == "idle"
+    # Cancelled mid-step, it left its next step pending: the thread is `interrupted` (as on
+    # the Platform), resumable from there, with the values it had reached.
+    thread = await client.threads.get(thread_id)
+    assert thread["status"] == "interrupted"
+    assert thread["values"] is not None
 
 
 async def test_enqueued_runs_execute_one_at_a_time_in_creation_order(client: LangGraphClient):

@@ -93,6 +93,6 @@ def test_a_second_server_on_the_same_database_stops_before_touching_it(
 
     # The first server still owns its run: it is running, and cancelling it works.
     assert http.get(run_url).json()["status"] == "running"
-    assert http.post(f"{run_url}/cancel", params={"wait": True}).status_code == 204
+    assert http.post(f"{run_url}/cancel", params={"wait": True}).status_code == 200
     assert http.get(run_url).json()["status"] == "interrupted"
     http.close()

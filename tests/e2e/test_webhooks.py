@@ -94,15 +94,19 @@ async def test_a_failed_run_posts_its_error(client: LangGraphClient, listener: L
     assert body["error"] == {"error": "ValueError", "message": "the failing node failed on purpose"}
 
 
-async def test_an_interrupted_run_posts_status_interrupted(
+async def test_a_run_stopped_at_an_interrupt_posts_success(
     client: LangGraphClient, listener: Listener
 ):
+    """A run that stops at `interrupt()` ended as it should: `success`, as the Platform posts
+    it, with the values it reached."""
     thread = await client.threads.create()
     await client.runs.wait(
         thread["thread_id"], "hitl", input={"request": "x"}, webhook=listener.url("/hitl")
     )
     await _wait_for(lambda: listener.posts_to("/hitl"))
-    assert listener.posts_to("/hitl")[0]["status"] == "interrupted"
+    [posted] = listener.posts_to("/hitl")
+    assert posted["status"] == "success"
+    assert posted["values"]["request"] == "x"
 
 
 async def test_a_failing_webhook_is_retried_then_delivered(

@@ -139,7 +139,7 @@ def test_a_held_run_is_traced_live_then_complete(
     expect(page.locator('li.span[data-name="review"]')).to_have_attribute(
         "data-status", "interrupted"
     )
-    expect(page.locator(".trace-summary")).to_contain_text("interrupted")
+    expect(page.locator(".trace-summary")).to_contain_text("success, stopped at an interrupt")
     page.get_by_role("link", name="Open in chat").click()
     expect(page.get_by_role("status")).to_have_text(INTERRUPTED)
 

@@ -473,7 +473,10 @@ export class ChatView {
       const interrupts = pendingInterrupts(state as never);
       this.showInterrupts(interrupts);
       const done = this.cancelled ? "Cancelled" : "Done";
-      this.setStatus(thread.status === "idle" ? done : thread.status);
+      // A cancelled run may leave its next step pending, the thread `interrupted` as on the
+      // Platform, with no question asked: that is the cancel, not a question to answer.
+      const cancelledMidway = this.cancelled && !interrupts.length && thread.status === "interrupted";
+      this.setStatus(thread.status === "idle" || cancelledMidway ? done : thread.status);
       if (keep === null) this.toBottom();
       else this.transcriptBox.scrollTop = keep;
       // The focus was in a form the redraw removed (an answered review): back to the composer.

@@ -159,6 +159,12 @@ export function timeline(trace: RunTrace): HTMLElement {
   );
 }
 
+/** A run that stopped at an interrupt ended `success` (as on LangGraph Platform): say where. */
+function endedStatus(trace: RunTrace): string {
+  const stopped = trace.spans.some((s) => s.status === "interrupted");
+  return trace.status === "success" && stopped ? "success, stopped at an interrupt" : trace.status;
+}
+
 /** Totals of a trace: model calls with their tokens and time, tool calls. */
 function summary(trace: RunTrace): HTMLElement {
   const models = trace.spans.filter((s) => s.kind === "model");
@@ -169,7 +175,7 @@ function summary(trace: RunTrace): HTMLElement {
   return h(
     "dl",
     { class: "trace-summary" },
-    item("Status", trace.complete ? trace.status : `${trace.status} (live)`),
+    item("Status", trace.complete ? endedStatus(trace) : `${trace.status} (live)`),
     item("Duration", trace.duration_ms === null ? "-" : duration(trace.duration_ms)),
     item(
       "Model calls",

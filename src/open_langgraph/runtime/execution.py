@@ -13,6 +13,7 @@ from open_langgraph.runtime.broker import RunEventStream, event_name
 from open_langgraph.runtime.messages import MessageAssembler
 from open_langgraph.runtime.protocol_run import PROTOCOL_STREAM_MODE, stream_protocol_run
 from open_langgraph.runtime.run_spec import STREAM_MODES, to_command
+from open_langgraph.runtime.state import checkpoint_of
 from open_langgraph.serde import dumps
 
 
@@ -29,6 +30,37 @@ def coerce_context(graph: Pregel, context: dict[str, Any] | None) -> Any:
     if hasattr(schema, "model_validate"):
         return schema.model_validate(context)
     return context
+
+
+def _checkpoint_ref(config: Any) -> dict[str, Any] | None:
+    checkpoint = checkpoint_of(config) if isinstance(config, dict) else None
+    if checkpoint is None or not checkpoint["thread_id"] or not checkpoint["checkpoint_id"]:
+        return None
+    return checkpoint
+
+
+def debug_checkpoint(chunk: dict[str, Any]) -> dict[str, Any]:
+    """A `debug` stream's checkpoint event as the Platform sends it: beside LangGraph's
+    `config` and `parent_config`, the `checkpoint` and `parent_checkpoint` they point at, and
+    each task's subgraph `state` config given as its `checkpoint`. Studio's debugger reads
+    those fields to step through and fork from checkpoints."""
+    payload = chunk.get("payload")
+    if chunk.get("type") != "checkpoint" or not isinstance(payload, dict):
+        return chunk
+    tasks = []
+    for task in payload.get("tasks") or []:
+        state = task.get("state") if isinstance(task, dict) else None
+        if isinstance(state, dict) and state.get("configurable"):
+            task = {k: v for k, v in task.items() if k != "state"}
+            task["checkpoint"] = state["configurable"]
+        tasks.append(task)
+    payload = {
+        **payload,
+        "checkpoint": _checkpoint_ref(payload.get("config")),
+        "parent_checkpoint": _checkpoint_ref(payload.get("parent_config")),
+        "tasks": tasks,
+    }
+    return {**chunk, "payload": payload}
 
 
 class _ChunkPublisher:
@@ -66,6 +98,8 @@ class _ChunkPublisher:
         if mode in self._plain:
             if mode == "messages":
                 chunk = list(chunk)
+            elif mode == "debug" and isinstance(chunk, dict):
+                chunk = debug_checkpoint(chunk)
             self._stream.publish(event_name(mode, namespace), dumps(chunk))
 
 

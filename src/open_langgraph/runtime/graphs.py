@@ -34,6 +34,9 @@ from open_langgraph.runtime.factories import (
     server_runtime,
 )
 
+#: The name LangGraph gives a compiled graph that was not named.
+_DEFAULT_GRAPH_NAME = "LangGraph"
+
 
 @dataclass(slots=True)
 class LoadedGraph:
@@ -101,11 +104,22 @@ class GraphRegistry:
         self._checkpointer = checkpointer
         if store is not None:
             self.store = store
-        for loaded in self._graphs.values():
+        for graph_id, loaded in self._graphs.items():
             if loaded.graph is not None:
                 loaded.graph = loaded.graph.copy(
-                    update={"checkpointer": checkpointer, "store": self.store}
+                    update=self._bound(loaded.graph, graph_id, checkpointer)
                 )
+
+    def _bound(
+        self, graph: Pregel, graph_id: str, checkpointer: BaseCheckpointSaver | None
+    ) -> dict[str, Any]:
+        """What a served graph is copied with: our checkpointer and store, and the graph's
+        id as its name when it has LangGraph's default one, as the Platform names it (the
+        root run of `events` streams and traces is called after it)."""
+        update: dict[str, Any] = {"checkpointer": checkpointer, "store": self.store}
+        if graph.name == _DEFAULT_GRAPH_NAME:
+            update["name"] = graph_id
+        return update
 
     @property
     def graph_ids(self) -> list[str]:
@@ -116,6 +130,13 @@ class GraphRegistry:
 
     def description(self, graph_id: str) -> str | None:
         return self._graphs[graph_id].spec.description
+
+    def display_name(self, graph_id: str) -> str:
+        """The name of the graph's system assistant: the compiled graph's own name when it
+        was given one (`compile(name=...)`), else its id, as on the Platform."""
+        graph = self._graphs[graph_id].graph
+        name = getattr(graph, "name", None)
+        return name if isinstance(name, str) and name and name != _DEFAULT_GRAPH_NAME else graph_id
 
     @contextlib.asynccontextmanager
     async def open(
@@ -146,4 +167,4 @@ class GraphRegistry:
                 raise TypeError(
                     f"graph factory {graph_id!r} returned {type(result).__name__}, not a graph"
                 )
-            yield graph.copy(update={"checkpointer": self._checkpointer, "store": self.store})
+            yield graph.copy(update=self._bound(graph, graph_id, self._checkpointer))

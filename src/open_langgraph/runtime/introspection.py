@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import typing
+import warnings
 from typing import Any
 
 from langgraph.pregel import Pregel
@@ -45,6 +46,32 @@ def schema_of(schema_type: Any, title: str) -> dict[str, Any] | None:
     return {"title": title, "type": "object", "properties": properties}
 
 
+# Keys of `configurable` the server sets itself: not part of what a user configures.
+_SERVER_CONFIGURABLE = (
+    "__pregel_checkpointer",
+    "__pregel_store",
+    "checkpoint_id",
+    "checkpoint_ns",
+    "thread_id",
+)
+
+
+def configurable_schema(graph: Pregel) -> dict[str, Any]:
+    """The Platform's `config_schema`: the schema of `config.configurable` alone (a graph's
+    `config_schema`, or its `context_schema`, which LangGraph also accepts there), `{}` when
+    it has none. Studio builds its configuration form from these properties."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # `config_schema` is deprecated for context_schema
+        model = graph.config_schema()
+    field = getattr(model, "model_fields", {}).get("configurable")
+    if field is None:
+        return {}
+    schema = TypeAdapter(field.annotation).json_schema()
+    for key in _SERVER_CONFIGURABLE:
+        schema.get("properties", {}).pop(key, None)
+    return schema
+
+
 def graph_schemas(graph: Pregel, graph_id: str) -> dict[str, Any]:
     """The `GraphSchema` body: input, output, state, config and context schemas."""
     builder = getattr(graph, "builder", None)
@@ -54,7 +81,7 @@ def graph_schemas(graph: Pregel, graph_id: str) -> dict[str, Any]:
     context_type = getattr(builder, "context_schema", None)
     config_schema: dict[str, Any] | None = None
     with contextlib.suppress(Exception):
-        config_schema = graph.get_config_jsonschema()
+        config_schema = configurable_schema(graph)
     return {
         "graph_id": graph_id,
         "input_schema": schema_of(input_type, f"{graph_id}_input"),

@@ -39,6 +39,8 @@ from open_langgraph.storage.base import (
 )
 
 logger = logging.getLogger(__name__)
+#: How long the end of a failed or cancelled run waits to read the state it left.
+_STATE_LEFT_TIMEOUT = 5.0
 
 CancelAction = Literal["interrupt", "rollback"]
 MultitaskStrategy = Literal["reject", "interrupt", "rollback", "enqueue"]
@@ -348,8 +350,10 @@ class RunManager:
         output = to_jsonable(final_values) if final_values is not None else thread_update.values
         if snapshot.interrupts and isinstance(output, dict):
             output["__interrupt__"] = [interrupt_json(i) for i in snapshot.interrupts]
-        status: RunStatus = "interrupted" if thread_update.status == "interrupted" else "success"
-        return RunOutcome(status, output=output), thread_update
+        # A run that stops at an interrupt ended as it should: `success`, as on the Platform
+        # (langgraph-api 0.16); its thread is `interrupted`. A run's own `interrupted` means
+        # it was cancelled.
+        return RunOutcome("success", output=output), thread_update
 
     async def _settle(
         self,
@@ -376,6 +380,8 @@ class RunManager:
         if queue is not None and not queue:
             del self._queues[handle.thread_id]
         if was_head:
+            if graph is not None and (thread_update is None or thread_update.values is UNSET):
+                thread_update = await self._state_left(handle, graph, thread_update)
             thread_update = thread_update or ThreadUpdate(status="idle")
             if next_handle is not None:
                 thread_update.status = "busy"
@@ -433,6 +439,35 @@ class RunManager:
             if next_handle is not None and next_handle.task is None and not self._closing:
                 self._start(next_handle, already_running=False)
             self._settled(handle)
+
+    async def _state_left(
+        self, handle: RunHandle, graph: Any, ended_by: ThreadUpdate | None
+    ) -> ThreadUpdate | None:
+        """The thread of a run that failed, timed out or was cancelled shows the state the
+        run left behind, as on the Platform: a first run that fails still shows its input
+        in `thread.values` (thread lists preview it), and a cancelled run whose tasks never
+        finished leaves the thread `interrupted`, resumable. `ended_by` (an error's status
+        and error) wins over the status the state implies. Without a readable state (a
+        rollback, a temporary thread, the database down) the thread keeps what it had."""
+        if (
+            handle.cancel_action == "rollback"
+            or handle.released is not None
+            or handle.run["kwargs"].get("temporary")
+        ):
+            return ended_by
+        try:
+            async with asyncio.timeout(_STATE_LEFT_TIMEOUT):
+                snapshot = await graph.aget_state({"configurable": {"thread_id": handle.thread_id}})
+        except Exception as exc:  # the run's end must be stored whatever this read does
+            logger.info("run %s: its thread's state could not be read: %s", handle.run_id, exc)
+            return ended_by
+        if snapshot.created_at is None:
+            return ended_by
+        left = thread_update_from(snapshot)
+        if ended_by is not None and ended_by.status == "error":
+            left.status = "error"
+            left.error = ended_by.error
+        return left
 
     def _announce_start(self, handle: RunHandle, attempt: int) -> None:
         """Stream the run's start event: its id and attempt, the first thing a client sees."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.types import Command, Send
 
-from open_langgraph.errors import InvalidInput
+from open_langgraph.errors import BadRequest, InvalidInput
 
 # Stream modes of the API and the LangGraph stream mode each is computed from; `events` comes
 # from LangChain's callback events instead.
@@ -62,6 +62,29 @@ def merge_configs(*configs: dict[str, Any] | None) -> dict[str, Any]:
             else:
                 merged[key] = copy.deepcopy(value)
     return merged
+
+
+def mirrored_context(
+    config: dict[str, Any] | None, context: dict[str, Any] | None
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """`config` and `context` kept in step, as LangGraph Platform keeps them (langgraph-api
+    0.16's run creation and assistant writes): values a client sends in only one of
+    `config.configurable` and `context` appear in both, so a graph reading `Runtime.context`
+    and one reading `config["configurable"]` see the same values whichever the client
+    (an older SDK, Studio) sends. Both at once is ambiguous and refused with a 400.
+    """
+    config = dict(config or {})
+    configurable = config.get("configurable")
+    if configurable and context:
+        raise BadRequest(
+            "Cannot specify both configurable and context: send context alone (context, "
+            "introduced in LangGraph 0.6, replaces configurable)"
+        )
+    if configurable and isinstance(configurable, dict):
+        return config, dict(configurable)
+    if context:
+        config["configurable"] = dict(context)
+    return config, context
 
 
 def normalize_stream_modes(value: str | list[str] | None) -> list[str]:

@@ -20,12 +20,13 @@ from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from open_langgraph.auth.authenticate import AuthenticationFailed, Authenticator
-from open_langgraph.auth.context import acting_as
+from open_langgraph.auth.context import acting_as, serving_in_process
+from open_langgraph.server.loopback import is_loopback
 from open_langgraph.server.responses import JSONResponse
 from open_langgraph.server.routes.ui import is_ui_path
 
 #: Paths answered without a user: the health check and the API's documentation.
-OPEN_PATHS = frozenset({"/ok", "/docs", "/docs/oauth2-redirect", "/openapi.json"})
+OPEN_PATHS = frozenset({"/ok", "/info", "/docs", "/docs/oauth2-redirect", "/openapi.json"})
 
 
 async def _read_body(receive: Receive) -> bytes:
@@ -89,6 +90,10 @@ class AuthMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or self._open(scope):
             await self.app(scope, receive, send)
+            return
+        if is_loopback(scope):
+            with serving_in_process():
+                await self.app(scope, receive, send)
             return
         if scope["type"] == "websocket":
             await self._websocket(scope, receive, send)

@@ -16,6 +16,7 @@ from open_langgraph.auth.filters import stamped
 from open_langgraph.errors import InvalidInput, NotFound
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.introspection import graph_drawing, graph_schemas, subgraph_schemas
+from open_langgraph.runtime.run_spec import mirrored_context
 from open_langgraph.storage.base import ASSISTANT_SORT_FIELDS, SortOrder, Storage
 from open_langgraph.storage.filters import matches_auth_filter
 
@@ -58,7 +59,7 @@ class AssistantService:
                 config={},
                 context={},
                 metadata={"created_by": "system"},
-                name=graph_id,
+                name=self._graphs.display_name(graph_id),
                 description=self._graphs.description(graph_id),
                 if_exists="do_nothing",
             )
@@ -120,11 +121,9 @@ class AssistantService:
         self._check_graph(graph_id)
         if assistant_id is not None and not is_uuid(assistant_id):
             raise InvalidInput(f"assistant_id {assistant_id!r} must be a UUID")
-        config = config or {}
+        config, context = mirrored_context(config, context)
         if context is None:
-            # The Platform mirrors `configurable` into `context` for graphs read through
-            # `Runtime.context`; clients see the same here.
-            context = dict(config.get("configurable", {}))
+            context = {}
         value = {
             "assistant_id": assistant_id or str(uuid.uuid4()),
             "graph_id": graph_id,
@@ -154,6 +153,12 @@ class AssistantService:
         changes = {k: v for k, v in changes.items() if v is not None or k == "description"}
         if "graph_id" in changes:
             self._check_graph(changes["graph_id"])
+        if "config" in changes or "context" in changes:
+            config, context = mirrored_context(changes.get("config"), changes.get("context"))
+            if config:
+                changes["config"] = config
+            if context is not None:
+                changes["context"] = context
         resolved = self.resolve_id(assistant_id)
         auth_filter = None
         if self._auth.enabled:

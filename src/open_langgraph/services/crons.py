@@ -24,6 +24,7 @@ from open_langgraph.auth.context import acting_as, current_user
 from open_langgraph.auth.filters import stamped
 from open_langgraph.auth.users import AuthUser
 from open_langgraph.errors import BadRequest, NotFound, OLGError
+from open_langgraph.runtime.run_spec import mirrored_context
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.services.assistants import AssistantService
 from open_langgraph.services.cron_request import CronCount, CronCreate, CronPatch
@@ -89,6 +90,8 @@ class CronService:
         if body.webhook is not None:
             await self._webhooks.check(body.webhook)
         payload = body.run_payload()
+        # Both `configurable` and `context`: refused now rather than at every firing.
+        mirrored_context(payload.get("config"), payload.get("context"))
         if thread_id is None:
             payload.pop("multitask_strategy", None)  # a new thread has nothing to collide with
         cron_id = str(uuid.uuid4())
@@ -269,16 +272,13 @@ class CronService:
         run could not be made (logged: a firing has no client to answer)."""
         payload = dict(cron["payload"])
         payload["metadata"] = {**cron["metadata"], **(payload.get("metadata") or {})}
-        config = dict(payload.get("config") or {})
-        config["configurable"] = {**(config.get("configurable") or {}), "cron_id": cron["cron_id"]}
-        payload["config"] = config
         if cron["thread_id"] is None:
             payload["on_completion"] = cron["on_run_completed"] or "delete"
         user = AuthUser.from_json(cron["user"]) if cron.get("user") else None
         try:
             request = RunCreate.model_validate({k: v for k, v in payload.items() if v is not None})
             with acting_as(user):
-                return await self._runs.create(cron["thread_id"], request)
+                return await self._runs.create(cron["thread_id"], request, cron_id=cron["cron_id"])
         except NotFound as exc:
             if (
                 cron["thread_id"] is not None

@@ -170,10 +170,12 @@ class ProtocolTranslator:
     def run_ended(self, run_id: str, status: str | None) -> list[dict[str, Any]]:
         """The root `lifecycle` event of a run's end, from its stored status."""
         run = self._runs.pop(run_id, None) or _RunState()
-        if status == "success":
-            data = self._lifecycle("completed", run.graph_name)
-        elif status == "interrupted" and run.interrupts:
+        if status in ("success", "interrupted") and run.interrupts:
+            # Stopped at an interrupt (stored `success`, as on the Platform) or cancelled
+            # while one was pending.
             data = self._lifecycle("interrupted", run.graph_name)
+        elif status == "success":
+            data = self._lifecycle("completed", run.graph_name)
         else:
             error = run.error or (
                 "the run was cancelled" if status == "interrupted" else "run failed"

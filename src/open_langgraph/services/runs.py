@@ -19,7 +19,11 @@ from open_langgraph.runtime.dispatch import RunDispatcher
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.manager import CancelAction, RunOutcome, new_run_record
 from open_langgraph.runtime.protocol_run import PROTOCOL_STREAM_MODE
-from open_langgraph.runtime.run_spec import build_run_config, normalize_stream_modes
+from open_langgraph.runtime.run_spec import (
+    build_run_config,
+    mirrored_context,
+    normalize_stream_modes,
+)
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.serde import loads
 from open_langgraph.services.assistants import AssistantService
@@ -85,6 +89,7 @@ class RunService:
         *,
         protocol: bool = False,
         then_wait: bool = False,
+        cron_id: str | None = None,
     ) -> dict[str, Any]:
         """Validate and store a run, then hand it to the dispatcher; returns the run.
 
@@ -100,6 +105,11 @@ class RunService:
         stream_modes = (
             [PROTOCOL_STREAM_MODE] if protocol else normalize_stream_modes(payload.stream_mode)
         )
+        run_config, run_context = mirrored_context(payload.config, payload.context)
+        if cron_id is not None:
+            # Set after the two are mirrored: the graph sees it in its config, not context.
+            configurable = run_config.get("configurable") or {}
+            run_config["configurable"] = {**configurable, "cron_id": cron_id}
         if payload.webhook is not None:
             await self._webhooks.check(payload.webhook)
         stateless = thread_id is None
@@ -144,7 +154,7 @@ class RunService:
         config = build_run_config(
             default_config=self._default_config,
             assistant=assistant,
-            run_config=payload.config,
+            run_config=run_config,
             metadata={
                 **(thread.get("metadata") or {}),
                 **metadata,
@@ -190,9 +200,7 @@ class RunService:
             "input": payload.input,
             "command": payload.command.model_dump(exclude_unset=True) if payload.command else None,
             "config": config,
-            "context": strip_reserved(
-                {**(assistant.get("context") or {}), **(payload.context or {})}
-            ),
+            "context": strip_reserved({**(assistant.get("context") or {}), **(run_context or {})}),
             "stream_mode": stream_modes,
             "interrupt_before": breakpoints.get("interrupt_before"),
             "interrupt_after": breakpoints.get("interrupt_after"),

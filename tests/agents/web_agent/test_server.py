@@ -80,7 +80,9 @@ async def test_interrupts_arrive_as_events_and_resume_through_the_sdk(
 
     assert await _interrupts(client, thread_id, input=None, command={"resume": "yes"}) == []
     runs = await client.runs.list(thread_id)
-    assert [r["status"] for r in runs] == ["success", "interrupted", "interrupted"]
+    # Each run ended as it should, the two that stopped at a question included (as on the
+    # Platform, a run's `interrupted` means cancelled; the thread was `interrupted` between).
+    assert [r["status"] for r in runs] == ["success", "success", "success"]
     values = (await client.threads.get_state(thread_id))["values"]
     assert values["outcome"] == "completed"
     assert values["final_answer"].startswith("Bought Ironwood Deluxe Hair Wash")

@@ -38,7 +38,8 @@ async def _wait(services: Services, thread_id: str | None, body: RunCreate) -> J
 
 async def _stream(services: Services, thread_id: str | None, body: RunCreate) -> StreamingResponse:
     run = await services.runs.create(thread_id, body)
-    cancel_on_disconnect = (body.on_disconnect or "cancel") == "cancel"
+    # The run goes on when the client leaves unless it asked otherwise, as on the Platform.
+    cancel_on_disconnect = body.on_disconnect == "cancel"
 
     async def on_disconnect() -> None:
         if cancel_on_disconnect:
@@ -136,7 +137,8 @@ async def join_run_stream(
         if cancel_on_disconnect:
             await services.runs.cancel_on_disconnect(thread_id, run_id)
 
-    return sse_response(events, on_disconnect=on_disconnect)
+    run = {"thread_id": thread_id, "run_id": run_id}
+    return sse_response(events, on_disconnect=on_disconnect, headers=_run_headers(run, "/stream"))
 
 
 def _resume_point(last_event_id: str | None, after_event_id: str | None) -> str | None:
@@ -167,7 +169,14 @@ async def cancel_run(
     action: CancelAction = "interrupt",
 ) -> Response:
     await services.runs.cancel(thread_id, run_id, action=action, wait=wait)
-    return Response(status_code=202 if not wait else 204)
+    if not wait:
+        return Response(status_code=202)
+    if action == "rollback":  # the run is gone with what it did
+        return JSONResponse({})
+    # As on the Platform: what joining the run now answers, the output it ended with.
+    outcome = await services.runs.outcome(thread_id, run_id)
+    run = {"thread_id": thread_id, "run_id": run_id}
+    return JSONResponse(outcome.output, headers=_run_headers(run, "/join"))
 
 
 @router.get("/threads/{thread_id}/stream")
