@@ -8,3 +8,15 @@ drive() {
   (cd "$ROOT/benchmarks" && "$PYTHON" -c "import asyncio, sys; from server_cpu import drive; \
 asyncio.run(drive(sys.argv[1], int(sys.argv[2]), 4, 300))" "http://127.0.0.1:$PORT" "$1")
 }
+# `count_runs PID RUNS DIR LABEL`: 20 unmeasured runs, then RUNS runs with PID's callgrind
+# instrumentation on, and the instructions per run its dumps in DIR add up to.
+count_runs() {
+  drive 20
+  callgrind_control -i on "$1" >/dev/null
+  drive "$2"
+  callgrind_control -i off "$1" >/dev/null
+  callgrind_control -d "$1" >/dev/null
+  local total
+  total="$(cat "$3"/callgrind.* | awk '/^totals:/ {s += $2} END {print s}')"
+  echo "$((total / $2)) instructions per run ($2 runs, $4)"
+}

@@ -37,10 +37,4 @@ if ! curl -sf "http://127.0.0.1:$PORT/ok" >/dev/null; then
   tail -20 "$TMP/server.log" >&2
   exit 1
 fi
-drive 20
-callgrind_control -i on "$PID" >/dev/null
-drive "$RUNS"
-callgrind_control -i off "$PID" >/dev/null
-callgrind_control -d "$PID" >/dev/null
-TOTAL="$(cat "$TMP"/callgrind.* | awk '/^totals:/ {s += $2} END {print s}')"
-echo "$((TOTAL / RUNS)) instructions per run ($RUNS runs, langgraph dev)"
+count_runs "$PID" "$RUNS" "$TMP" "langgraph dev"

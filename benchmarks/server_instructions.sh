@@ -20,10 +20,4 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$TMP/callgrin
 PID=$!
 trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 for _ in $(seq 600); do curl -sf "http://127.0.0.1:$PORT/ok" >/dev/null && break; sleep 0.5; done
-drive 20
-callgrind_control -i on "$PID" >/dev/null
-drive "$RUNS"
-callgrind_control -i off "$PID" >/dev/null
-callgrind_control -d "$PID" >/dev/null
-TOTAL="$(cat "$TMP"/callgrind.* | awk '/^totals:/ {s += $2} END {print s}')"
-echo "$((TOTAL / RUNS)) instructions per run ($RUNS runs, $OLG)"
+count_runs "$PID" "$RUNS" "$TMP" "$OLG"
