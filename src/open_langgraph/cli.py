@@ -156,6 +156,15 @@ def _tune_garbage_collector() -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # The file's own mistakes are reported before the seconds of importing LangGraph and the
+    # server; its variables are set before those imports, which read some (LangSmith's).
+    try:
+        config = load_config(find_config_file(args.config))
+    except ConfigError as exc:
+        print(f"olg: config error: {exc}", file=sys.stderr)
+        return exit_codes.CONFIG_ERROR
+    for key, value in config.env.items():
+        os.environ.setdefault(key, value)
     # Before prometheus-client is first imported (by graphs, the app): with --workers, the
     # children's metrics are added up with ours.
     from open_langgraph.observability import multiprocess
@@ -174,9 +183,6 @@ def _serve(args: argparse.Namespace) -> int:
     from open_langgraph.store_embeddings import store_settings
 
     try:
-        config = load_config(find_config_file(args.config))
-        for key, value in config.env.items():
-            os.environ.setdefault(key, value)
         graphs = GraphRegistry(config)  # puts `dependencies` on sys.path, which auth may need
         # A config asking for auth that cannot be loaded is refused, never served openly.
         auth = load_auth(config)

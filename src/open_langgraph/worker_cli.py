@@ -169,20 +169,25 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
 def worker_main(args: argparse.Namespace) -> int:
     """`olg worker`: execute queued runs until SIGTERM / SIGINT."""
     from open_langgraph.config import ConfigError, find_config_file, load_config
-    from open_langgraph.preflight import queue_mode_problem
-    from open_langgraph.runtime.graphs import GraphRegistry
-    from open_langgraph.storage.backend import postgres_settings_problem
-    from open_langgraph.store_embeddings import store_settings
 
     settings = queue_settings(args)
     if not isinstance(settings, QueueSettings):
         problem = settings or "olg worker needs --redis-url and --database-url"
         print(f"olg: {problem}", file=sys.stderr)
         return EXIT_CONFIG_ERROR
-    try:
+    try:  # before the seconds of importing LangGraph, as `olg serve` does
         config = load_config(find_config_file(args.config))
-        for key, value in config.env.items():
-            os.environ.setdefault(key, value)
+    except ConfigError as exc:
+        print(f"olg: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    for key, value in config.env.items():
+        os.environ.setdefault(key, value)
+    from open_langgraph.preflight import queue_mode_problem
+    from open_langgraph.runtime.graphs import GraphRegistry
+    from open_langgraph.storage.backend import postgres_settings_problem
+    from open_langgraph.store_embeddings import store_settings
+
+    try:
         graphs = GraphRegistry(config)
         store = store_settings(config.path, config.store, sqlite=False)
         if config.encryption_path is not None:

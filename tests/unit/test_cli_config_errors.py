@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from open_langgraph import exit_codes
+
 TIMEOUT_SECONDS = 60
 GOOD_GRAPH = """\
 from langgraph.graph import START, StateGraph
@@ -285,3 +287,32 @@ def test_config_error_exits_2_with_one_line(
     assert case.problem in line
     assert "Traceback" not in outcome.stderr
     assert outcome.stdout == ""
+
+
+PROBE_CONFIG_ERROR = """
+import sys
+from open_langgraph.cli import main
+
+code = main(sys.argv[1:])
+heavy = [m for m in ("langgraph.graph", "langchain_core.tracers", "fastapi") if m in sys.modules]
+print(code, heavy)
+"""
+
+
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_a_config_error_is_reported_before_the_heavy_imports(tmp_path: Path, command: str):
+    """A typo in the config file is answered at once: before LangGraph, LangChain and the
+    server are imported (seconds on a small machine), in a fresh interpreter."""
+    config = _config(tmp_path, '{"graphs": {"agent": "./agent.py:graph"}, "grahps": 1}')
+    argv = [command, "--config", str(config)]
+    if command == "worker":
+        argv += ["--database-url", "postgresql://x@127.0.0.1/x", "--redis-url", "redis://x"]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE_CONFIG_ERROR, *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.strip() == f"{exit_codes.CONFIG_ERROR} []", done.stderr
+    assert "`grahps`: unknown key" in done.stderr
