@@ -59,12 +59,34 @@ def missing_module_hint(module: str) -> str:
     return f"install the package that provides it with `{pip} <package>`"
 
 
-def _import_failure(what: str, exc: BaseException) -> str:
-    """Why importing `what` failed; a missing module with the command that installs it."""
+def _sibling_module_hint(module: str, file: Path, config_dir: Path) -> str | None:
+    """When `module` is a file or package beside the graph's file (a project written to run
+    from its own folder, `from prompts import ...`): which directory to put on the path."""
+    top = module.split(".")[0]
+    directory = file.parent
+    if not ((directory / f"{top}.py").is_file() or (directory / top / "__init__.py").is_file()):
+        return None
+    with contextlib.suppress(ValueError):
+        shown = f"./{directory.relative_to(config_dir).as_posix()}".rstrip("/.") or "."
+        return (
+            f"{top!r} is beside {file.name} in {shown}, which is not on the import path: add "
+            f'"{shown}" to `dependencies` in the config file'
+        )
+    return f"{top!r} is beside {file.name} in {directory}, which is not on the import path"
+
+
+def _import_failure(
+    what: str, exc: BaseException, file: Path | None = None, config_dir: Path | None = None
+) -> str:
+    """Why importing `what` failed; a missing module with the command that installs it, or
+    the directory to add when it is a file beside the graph's own."""
     if isinstance(exc, ModuleNotFoundError) and exc.name:
+        hint = None
+        if file is not None:
+            hint = _sibling_module_hint(exc.name, file, config_dir or file.parent)
         return (
             f"importing {what} failed: no module named {exc.name!r}; "
-            f"{missing_module_hint(exc.name)}"
+            f"{hint or missing_module_hint(exc.name)}"
         )
     return f"importing {what} failed: {one_line(exc)}"
 
@@ -90,7 +112,8 @@ def import_attribute(
         try:
             module_spec.loader.exec_module(module)
         except (Exception, SystemExit) as exc:
-            raise ConfigError(config_path, key, _import_failure(repr(location), exc)) from exc
+            failure = _import_failure(repr(location), exc, file, config_path.parent.resolve())
+            raise ConfigError(config_path, key, failure) from exc
     else:
         try:
             module = importlib.import_module(location)

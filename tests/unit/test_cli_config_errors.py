@@ -122,6 +122,16 @@ def _graph_module_missing(d: Path) -> Case:
     return Case(_config(d, text), "graphs.agent", "olg_no_such_package")
 
 
+def _graph_imports_a_file_beside_it(d: Path) -> Case:
+    # Written to run from its own folder (`from prompts import ...`): the hint names the folder
+    # to add to `dependencies`, not a package to install.
+    _write(d / "src" / "research", "graph.py", "from prompts import PROMPT\n")
+    _write(d / "src" / "research", "prompts.py", "PROMPT = 'x'\n")
+    text = '{"graphs": {"agent": "./src/research/graph.py:graph"}}'
+    hint = 'not on the import path: add "./src/research" to `dependencies`'
+    return Case(_config(d, text), "graphs.agent", hint)
+
+
 def _graph_sees_config_env(d: Path) -> Case:
     # `env` is applied before graphs are imported: the module reads it at import time.
     _write(d, "agent.py", 'import os\nraise RuntimeError("got " + os.environ["OLG_T_SECRET"])\n')
@@ -231,6 +241,7 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "graph-attribute-missing": _graph_attribute_missing,
     "graph-import-raises": _graph_import_raises,
     "graph-module-missing": _graph_module_missing,
+    "graph-imports-a-file-beside-it": _graph_imports_a_file_beside_it,
     "graph-sees-config-env": _graph_sees_config_env,
 }
 
