@@ -77,6 +77,14 @@ async def test_config_schema_is_the_configurable_part_alone(client: LangGraphCli
     assert (await client.assistants.get_schemas("counter"))["config_schema"] == {}
 
 
+async def test_state_schema_has_every_channel_and_none_required(client: LangGraphClient):
+    """As the Platform builds it, from the channels: a state edit may set any one of them."""
+    state = (await client.assistants.get_schemas("counter"))["state_schema"]
+    assert set(state["properties"]) == {"count", "trail"}
+    assert "required" not in state
+    assert all(field.get("default", "absent") is None for field in state["properties"].values())
+
+
 async def test_debug_checkpoints_name_their_checkpoint_and_its_parent(client: LangGraphClient):
     thread = await client.threads.create()
     checkpoints = [

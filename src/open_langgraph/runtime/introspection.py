@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from langgraph.pregel import Pregel
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, create_model
 
 
 def _field_schema(annotation: Any) -> dict[str, Any]:
@@ -72,6 +72,26 @@ def configurable_schema(graph: Pregel) -> dict[str, Any]:
     return schema
 
 
+def state_schema(graph: Pregel) -> dict[str, Any] | None:
+    """The Platform's `state_schema`: each channel the state shows (the graph's stream
+    channels, those of a reducer or a node's private output included), optional, with the
+    type a node may write to it (`Any` when pydantic cannot describe that type). None when
+    the channels cannot make a model (a name pydantic refuses): the state type's schema is
+    used instead."""
+    fields: dict[str, Any] = {}
+    for key in graph.stream_channels_list:
+        annotation: Any = Any
+        with contextlib.suppress(Exception):
+            update_type = graph.channels[key].UpdateType
+            TypeAdapter(update_type).json_schema()
+            annotation = update_type
+        fields[key] = (annotation, None)
+    try:
+        return create_model(graph.get_name("State"), **fields).model_json_schema()
+    except Exception:
+        return None
+
+
 def graph_schemas(graph: Pregel, graph_id: str) -> dict[str, Any]:
     """The `GraphSchema` body: input, output, state, config and context schemas."""
     builder = getattr(graph, "builder", None)
@@ -86,7 +106,7 @@ def graph_schemas(graph: Pregel, graph_id: str) -> dict[str, Any]:
         "graph_id": graph_id,
         "input_schema": schema_of(input_type, f"{graph_id}_input"),
         "output_schema": schema_of(output_type, f"{graph_id}_output"),
-        "state_schema": schema_of(state_type, f"{graph_id}_state"),
+        "state_schema": state_schema(graph) or schema_of(state_type, f"{graph_id}_state"),
         "config_schema": config_schema,
         "context_schema": schema_of(context_type, f"{graph_id}_context"),
     }
