@@ -21,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -123,8 +124,22 @@ def down(directory: Path) -> None:
     pid_file = directory / "redis.pid"
     if pid_file.exists():
         with contextlib.suppress(ValueError, ProcessLookupError):
-            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+            _stop_daemon(int(pid_file.read_text().strip()))
     shutil.rmtree(directory, ignore_errors=True)
+
+
+def _stop_daemon(pid: int) -> None:
+    """SIGTERM, then wait until it has gone (its port free for whatever starts next), SIGKILL
+    after 10 s. A daemon is not our child, so it is polled rather than waited for."""
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
 
 
 def main(argv: list[str]) -> None:
