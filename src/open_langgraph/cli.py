@@ -19,10 +19,12 @@ from open_langgraph.http_listener import (
     add_listen_arguments,
     cannot_listen,
     listen,
+    local_url,
     run_uvicorn,
     stop_on_signals,
 )
 from open_langgraph.worker_cli import (
+    add_api_url_argument,
     add_log_format_argument,
     add_metrics_arguments,
     add_queue_arguments,
@@ -108,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     add_log_format_argument(worker)
     add_queue_arguments(worker)
     add_metrics_arguments(worker)
+    add_api_url_argument(worker)
     webshop = commands.add_parser(
         "webshop", help="the WebShop environment", description="olg webshop serve --help"
     )
@@ -174,6 +177,7 @@ def _serve(args: argparse.Namespace) -> int:
     from open_langgraph.encryption.loading import load_encryption
     from open_langgraph.extras import warn_off
     from open_langgraph.runtime.graphs import GraphRegistry
+    from open_langgraph.server.loopback import defer_sdk_loopback
     from open_langgraph.server.security import is_loopback_host
     from open_langgraph.storage.backend import (
         database_label,
@@ -182,6 +186,7 @@ def _serve(args: argparse.Namespace) -> int:
     )
     from open_langgraph.store_embeddings import store_settings
 
+    defer_sdk_loopback()  # before the graphs make their clients
     try:
         graphs = GraphRegistry(config)  # puts `dependencies` on sys.path, which auth may need
         # A config asking for auth that cannot be loaded is refused, never served openly.
@@ -275,11 +280,19 @@ def _serve(args: argparse.Namespace) -> int:
         generative_ui=generative_ui,
         custom_app=custom_app,
     )
-    from open_langgraph.server.loopback import connect_sdk_loopback
+    from open_langgraph.server.loopback import (
+        LOOPBACK_TOKEN_ENV,
+        WorkerRequests,
+        connect_sdk_loopback,
+        loopback_token,
+    )
 
     api = create_app(settings, graphs)
     connect_sdk_loopback(api)  # get_client() with no URL, in graphs and custom routes
     app = served_app(api, settings)
+    if queue is not None and (args.workers or os.environ.get(LOOPBACK_TOKEN_ENV)):
+        # ... and in the graphs of the workers, whose requests carry the token.
+        app = WorkerRequests(app, loopback_token())
     _tune_garbage_collector()
     print(
         f"olg: serving {', '.join(graphs.graph_ids)} on http://{args.host}:{args.port} "
@@ -290,7 +303,10 @@ def _serve(args: argparse.Namespace) -> int:
     stop_on_signals()
     started = False
     try:
-        workers = worker_processes(worker_argv(args), args.workers) if args.workers else None
+        api_url = local_url(sock, config.http.mount_prefix or "")
+        workers = (
+            worker_processes(worker_argv(args, api_url), args.workers) if args.workers else None
+        )
         with workers or contextlib.nullcontext():
             started = run_uvicorn(
                 app,

@@ -38,6 +38,15 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def local_url(sock: socket.socket, path: str = "") -> str:
+    """The address another process on this machine reaches `sock` at: a wildcard bind is
+    reached on the loopback address."""
+    host, port = sock.getsockname()[:2]
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1" if host == "0.0.0.0" else "::1"
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}{path}"
+
+
 def cannot_listen(host: str, port: int, exc: OSError) -> str:
     """The one line for a socket that could not be bound, naming the fix."""
     return (

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from open_langgraph import exit_codes
 from open_langgraph.runtime.queue_settings import QueueSettings
+from open_langgraph.server.loopback import API_URL_ENV, LOOPBACK_TOKEN_ENV
 
 if TYPE_CHECKING:
     from open_langgraph.config import AppConfig
@@ -83,6 +84,15 @@ def _port(text: str) -> int:
     return port
 
 
+def add_api_url_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--api-url",
+        default=os.environ.get(API_URL_ENV) or None,
+        help="the API's address, for get_client() with no URL in this worker's graphs; "
+        f"give it the API's ${LOOPBACK_TOKEN_ENV} too (default: ${API_URL_ENV})",
+    )
+
+
 def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--metrics-port",
@@ -141,9 +151,11 @@ def worker_processes(argv: list[str], count: int) -> Iterator[list[subprocess.Po
                 child.kill()
 
 
-def worker_argv(args: argparse.Namespace) -> list[str]:
+def worker_argv(args: argparse.Namespace, api_url: str) -> list[str]:
     """The `olg worker` arguments that give a child this server's settings."""
     argv = [
+        "--api-url",
+        api_url,
         "--database-url",
         args.database_url,
         "--redis-url",
@@ -184,9 +196,11 @@ def worker_main(args: argparse.Namespace) -> int:
         os.environ.setdefault(key, value)
     from open_langgraph.preflight import queue_mode_problem
     from open_langgraph.runtime.graphs import GraphRegistry
+    from open_langgraph.server.loopback import defer_sdk_loopback
     from open_langgraph.storage.backend import postgres_settings_problem
     from open_langgraph.store_embeddings import store_settings
 
+    defer_sdk_loopback()  # before the graphs make their clients
     try:
         graphs = GraphRegistry(config)
         store = store_settings(config.path, config.store, sqlite=False)
@@ -216,6 +230,7 @@ def worker_main(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_level, args.log_format)
     warn_off([store.index_off])
+    _connect_loopback(args.api_url)
     # The event loop `olg serve` runs on (uvloop where installed, as uvicorn picks it): on
     # asyncio's own loop a worker spent a tenth of its CPU in the loop itself.
     from uvicorn.loops.auto import auto_loop_factory
@@ -233,6 +248,15 @@ def worker_main(args: argparse.Namespace) -> int:
             )
         )
     return 0
+
+
+def _connect_loopback(api_url: str | None) -> None:
+    """`get_client()` with no URL in this worker's graphs: their requests go to the API over
+    HTTP, marked in-process by the token the API shares."""
+    from open_langgraph.server.loopback import ForwardedToApi, connect_sdk_loopback, no_api_known
+
+    token = os.environ.get(LOOPBACK_TOKEN_ENV)
+    connect_sdk_loopback(ForwardedToApi(api_url, token) if api_url else no_api_known)
 
 
 def _metrics_server(args: argparse.Namespace, config: AppConfig) -> MetricsServer | None:

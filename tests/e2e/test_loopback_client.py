@@ -96,7 +96,7 @@ async def own_only(ctx: Auth.types.AuthContext, value: dict) -> dict:
 """
 
 
-def _project(directory: Path, *, with_auth: bool) -> Path:
+def loopback_project(directory: Path, *, with_auth: bool) -> Path:
     (directory / "agents.py").write_text(textwrap.dedent(GRAPHS), encoding="utf-8")
     (directory / "routes.py").write_text(textwrap.dedent(ROUTES), encoding="utf-8")
     config: dict[str, object] = {
@@ -118,7 +118,7 @@ def served(
     """The project served without and with its auth file, and the headers a caller needs."""
     directory = tmp_path_factory.mktemp(f"olg-loopback-{request.param}")
     with_auth = request.param == "auth"
-    config = _project(directory, with_auth=with_auth)
+    config = loopback_project(directory, with_auth=with_auth)
     with serving(directory, config, cwd=directory) as process:
         yield process, ({"x-api-key": "secret"} if with_auth else {})
 

@@ -20,9 +20,12 @@ server.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import os
+import secrets
 from typing import Any
+from urllib.parse import quote
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -76,3 +79,113 @@ def connect_sdk_loopback(app: ASGIApp) -> bool:
     sdk_client._registered_transports = _BindingRegistry(marked)
     os.environ[_DEFER_ENV] = "true"
     return True
+
+
+def defer_sdk_loopback() -> None:
+    """Before the graphs are imported: a client they make then waits for our app instead of
+    importing a `langgraph_api` installed beside us."""
+    os.environ[_DEFER_ENV] = "true"
+
+
+# Queue mode: a graph executing in an `olg worker` has no app beside it. Its `get_client()`
+# requests go to the API over HTTP instead, carrying a secret the API and its workers share;
+# the API marks a request bearing it as in-process, so the worker's graphs are served as the
+# API's own are.
+
+#: The secret `olg serve --workers` makes for its workers (or the one set for standalone
+#: `olg worker` processes and their `olg serve --api-only`).
+LOOPBACK_TOKEN_ENV = "OLG_LOOPBACK_TOKEN"
+#: Where `olg worker` sends its graphs' `get_client()` requests (`--api-url`).
+API_URL_ENV = "OLG_API_URL"
+_TOKEN_HEADER = b"x-olg-loopback-token"
+_HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"upgrade"})
+
+
+def loopback_token() -> str:
+    """The shared secret, made (and passed on to child processes) when none is set."""
+    token = os.environ.get(LOOPBACK_TOKEN_ENV)
+    if not token:
+        token = os.environ[LOOPBACK_TOKEN_ENV] = secrets.token_urlsafe(32)
+    return token
+
+
+class WorkerRequests:
+    """Outermost on the API: a request bearing the workers' secret is marked in-process.
+
+    The header is removed from every request, valid or not, so it never reaches a route, an
+    auth handler or a run's captured headers."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and any(n == _TOKEN_HEADER for n, _ in scope["headers"]):
+            given = [v for n, v in scope["headers"] if n == _TOKEN_HEADER]
+            headers = [(n, v) for n, v in scope["headers"] if n != _TOKEN_HEADER]
+            scope = {**scope, "headers": headers}
+            if len(given) == 1 and hmac.compare_digest(given[0], self._token):
+                scope[LOOPBACK_SCOPE_KEY] = True
+        await self.app(scope, receive, send)
+
+
+class ForwardedToApi:
+    """What a worker's loopback transports call: each request sent on to the API over HTTP
+    with the shared secret, and its answer streamed back as it comes (a `runs.stream`)."""
+
+    def __init__(self, api_url: str, token: str | None) -> None:
+        self._base = api_url.rstrip("/")
+        self._token = token.encode() if token else None
+        self._client: Any = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        import httpx
+
+        if self._client is None:
+            # No read timeout: a `runs.wait` lasts as long as the run; the SDK's own timeouts
+            # do not reach an ASGI transport either.
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0))
+        body = bytearray()
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = [(n, v) for n, v in scope["headers"] if n not in (b"host", b"content-length")]
+        if self._token is not None:
+            headers.append((_TOKEN_HEADER, self._token))
+        url = self._base + quote(scope["path"])
+        if scope.get("query_string"):
+            url += "?" + scope["query_string"].decode("latin-1")
+        request = self._client.build_request(
+            scope["method"], url, headers=headers, content=bytes(body)
+        )
+        # A connection refused is raised to the graph, as from a client given a URL.
+        response = await self._client.send(request, stream=True)
+        try:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": response.status_code,
+                    "headers": [
+                        (n, v) for n, v in response.headers.raw if n.lower() not in _HOP_BY_HOP
+                    ],
+                }
+            )
+            async for chunk in response.aiter_raw():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+        finally:
+            await response.aclose()
+
+
+async def no_api_known(scope: Scope, receive: Receive, send: Send) -> None:
+    """A worker told no API address: the graph's call raises what to set, not httpx's
+    `'NoneType' object is not callable`."""
+    raise RuntimeError(
+        "get_client() with no URL in an olg worker needs the API's address: start the "
+        "workers with `olg serve --workers N`, or give `olg worker --api-url` "
+        f"(${API_URL_ENV}) and the API's ${LOOPBACK_TOKEN_ENV}"
+    )
