@@ -246,9 +246,10 @@ def load_config(path: Path) -> AppConfig:
         split_target(path, "http.app", http.app)
     checkpointer = parse_checkpointer_extras(path, raw.get("checkpointer"))
     store = parse_store(path, raw.get("store"))
+    graphs, graph_notes = _parse_graphs(path, raw.get("graphs"))
     return AppConfig(
         path=path,
-        graphs=_parse_graphs(path, raw.get("graphs")),
+        graphs=graphs,
         dependencies=_parse_dependencies(path, base, raw.get("dependencies", [])),
         env=env,
         auth_path=_parse_auth(path, raw.get("auth")),
@@ -263,6 +264,7 @@ def load_config(path: Path) -> AppConfig:
         checkpointer=checkpointer,
         ignored=(
             *_ignored_top_level(path, raw),
+            *graph_notes,
             *env_notes,
             *checkpointer.ignored,
             *store.ignored,
@@ -307,7 +309,13 @@ def split_target(config_path: Path, key: str, target: Any) -> tuple[str, str]:
     return location, attribute
 
 
-def _parse_graphs(path: Path, value: Any) -> dict[str, GraphSpec]:
+#: Graph files LangGraph.js serves; a Python server cannot import them.
+_JAVASCRIPT_SUFFIXES = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx")
+
+
+def _parse_graphs(path: Path, value: Any) -> tuple[dict[str, GraphSpec], list[str]]:
+    """The Python graphs, and a note for each JavaScript one left out: a project mixing both
+    (LangGraph's templates do) serves its Python graphs rather than none."""
     if value is None:
         raise ConfigError(path, "graphs", "is required")
     if not isinstance(value, dict):
@@ -328,7 +336,24 @@ def _parse_graphs(path: Path, value: Any) -> dict[str, GraphSpec]:
         graphs[graph_id] = GraphSpec(graph_id, location, attribute, description)
     if not graphs:
         raise ConfigError(path, "graphs", "must name at least one graph")
-    return graphs
+    javascript = {
+        graph_id: spec.path
+        for graph_id, spec in graphs.items()
+        if spec.path.lower().endswith(_JAVASCRIPT_SUFFIXES)
+    }
+    if len(javascript) == len(graphs):
+        raise ConfigError(
+            path,
+            "graphs",
+            f"every graph is JavaScript ({', '.join(sorted(set(javascript.values())))}); olg "
+            "serves Python graphs: serve these with LangGraph.js "
+            "(npx @langchain/langgraph-cli dev)",
+        )
+    notes = [
+        f"graph {graph_id!r} ({location}) is JavaScript and is not served: olg serves Python graphs"
+        for graph_id, location in javascript.items()
+    ]
+    return {k: v for k, v in graphs.items() if k not in javascript}, notes
 
 
 def _parse_dependencies(path: Path, base: Path, value: Any) -> list[Path]:

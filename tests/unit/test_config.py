@@ -152,6 +152,25 @@ def test_minimal_config(tmp_path: Path) -> None:
     assert config.default_config == {}
 
 
+def test_javascript_graphs_beside_python_ones_are_left_out_with_a_note(tmp_path: Path) -> None:
+    """LangGraph's templates mix Python and LangGraph.js graphs; the Python ones are served."""
+    graphs = {"py": "./agent.py:graph", "js": "./src/agent.ts:graph", "mjs": "./a.mjs:graph"}
+    config = load_config(write(tmp_path, {"graphs": graphs}))
+    assert list(config.graphs) == ["py"]
+    assert [note for note in config.ignored if "JavaScript" in note] == [
+        "graph 'js' (./src/agent.ts) is JavaScript and is not served: olg serves Python graphs",
+        "graph 'mjs' (./a.mjs) is JavaScript and is not served: olg serves Python graphs",
+    ]
+
+
+def test_only_javascript_graphs_is_an_error_naming_their_server(tmp_path: Path) -> None:
+    path = write(tmp_path, {"graphs": {"agent": "./src/agent.ts:graph"}})
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert_names(caught.value, path, "graphs", "every graph is JavaScript (./src/agent.ts)")
+    assert "@langchain/langgraph-cli" in str(caught.value)
+
+
 def test_graph_forms(tmp_path: Path) -> None:
     path = write(
         tmp_path,
