@@ -18,8 +18,8 @@ from open_langgraph.extras import needs_extra
 from open_langgraph.http_listener import (
     add_listen_arguments,
     cannot_listen,
+    http_url,
     listen,
-    local_url,
     run_uvicorn,
     stop_on_signals,
 )
@@ -303,10 +303,10 @@ def _serve(args: argparse.Namespace) -> int:
     stop_on_signals()
     started = False
     try:
-        api_url = local_url(sock, config.http.mount_prefix or "")
-        workers = (
-            worker_processes(worker_argv(args, api_url), args.workers) if args.workers else None
-        )
+        workers = None
+        if args.workers:  # told this server's address, for their graphs' get_client()
+            api_url = http_url(sock, config.http.mount_prefix or "", reachable=True)
+            workers = worker_processes(worker_argv(args, api_url), args.workers)
         with workers or contextlib.nullcontext():
             started = run_uvicorn(
                 app,

@@ -38,12 +38,12 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def local_url(sock: socket.socket, path: str = "") -> str:
-    """The address another process on this machine reaches `sock` at: a wildcard bind is
-    reached on the loopback address."""
+def http_url(sock: socket.socket, path: str = "", *, reachable: bool = False) -> str:
+    """`http://` the address `sock` is bound to, an IPv6 one in brackets. `reachable`: as
+    another process on this machine reaches it, a wildcard bind on the loopback address."""
     host, port = sock.getsockname()[:2]
-    if host in ("0.0.0.0", "::"):
-        host = "127.0.0.1" if host == "0.0.0.0" else "::1"
+    if reachable:
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
     return f"http://{f'[{host}]' if ':' in host else host}:{port}{path}"
 
 

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from open_langgraph.http_listener import local_url
+from open_langgraph.http_listener import http_url
 from open_langgraph.server.loopback import WorkerRequests, is_loopback
 
 
@@ -46,4 +46,4 @@ def test_workers_reach_a_wildcard_bind_on_the_loopback(bind: str, reached: str):
     with socket.socket(family) as sock:
         sock.bind((bind, 0))
         port = sock.getsockname()[1]
-        assert local_url(sock, "/api") == f"http://{reached}:{port}/api"
+        assert http_url(sock, "/api", reachable=True) == f"http://{reached}:{port}/api"

@@ -26,6 +26,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from open_langgraph.http_listener import http_url
 from open_langgraph.observability import metrics
 from open_langgraph.readiness import Readiness
 from open_langgraph.server.responses import JSONResponse
@@ -144,8 +145,7 @@ class MetricsServer:
 
     @property
     def url(self) -> str:
-        host, port = self._socket.getsockname()[:2]
-        return f"http://{f'[{host}]' if ':' in host else host}:{port}/metrics"
+        return http_url(self._socket, "/metrics")
 
     async def __aenter__(self) -> MetricsServer:
         self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))

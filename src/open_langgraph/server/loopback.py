@@ -63,6 +63,12 @@ class _BindingRegistry(list):  # type: ignore[type-arg]
             transport.app = self._app
 
 
+def defer_sdk_loopback() -> None:
+    """Before the graphs are imported: a client they make then waits for our app instead of
+    importing a `langgraph_api` installed beside us."""
+    os.environ[_DEFER_ENV] = "true"
+
+
 def connect_sdk_loopback(app: ASGIApp) -> bool:
     """Serve `get_client()`'s in-process clients with `app`; False when this SDK has no
     loopback to connect (an older langgraph-sdk, or none installed)."""
@@ -77,14 +83,8 @@ def connect_sdk_loopback(app: ASGIApp) -> bool:
     marked = _Marked(app)
     configure_loopback_transports(marked)
     sdk_client._registered_transports = _BindingRegistry(marked)
-    os.environ[_DEFER_ENV] = "true"
+    defer_sdk_loopback()
     return True
-
-
-def defer_sdk_loopback() -> None:
-    """Before the graphs are imported: a client they make then waits for our app instead of
-    importing a `langgraph_api` installed beside us."""
-    os.environ[_DEFER_ENV] = "true"
 
 
 # Queue mode: a graph executing in an `olg worker` has no app beside it. Its `get_client()`
