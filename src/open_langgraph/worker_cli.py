@@ -84,9 +84,29 @@ def _port(text: str) -> int:
     return port
 
 
+def _api_url(text: str) -> str:
+    """Checked at start-up: a bad address would otherwise surface only when a graph calls
+    `get_client()`, as httpx's error inside that run."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an http(s) URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an http(s) URL of the API, e.g. http://api:8123"
+        )
+    if parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError(f"{text!r}: give the API's address without ? or #")
+    return text.strip()
+
+
 def add_api_url_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--api-url",
+        type=_api_url,
         default=os.environ.get(API_URL_ENV) or None,
         help="the API's address, for get_client() with no URL in this worker's graphs; "
         f"give it the API's ${LOOPBACK_TOKEN_ENV} too (default: ${API_URL_ENV})",

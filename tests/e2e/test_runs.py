@@ -467,6 +467,27 @@ async def test_bulk_cancel_by_thread_and_by_ids(client: LangGraphClient):
     assert thread["values"] is not None
 
 
+async def test_cancelling_what_has_ended_is_a_404_as_on_the_platform(client: LangGraphClient):
+    """The Platform's schema lists 404 (not 409) for both cancel routes: a client handling
+    the documented codes must see one when the run it stops has just finished."""
+    thread_id = await _new_thread(client)
+    run = await client.runs.wait(thread_id, "slow", input={"label": "done"}, raise_error=False)
+    ended = (await client.runs.list(thread_id))[0]
+    assert ended["status"] == "success", run
+    for cancel in (
+        client.runs.cancel(thread_id, ended["run_id"]),
+        client.runs.cancel(thread_id, ended["run_id"], wait=True),
+        client.runs.cancel_many(thread_id=thread_id, run_ids=[ended["run_id"]]),
+        client.runs.cancel_many(thread_id=thread_id, status="all"),
+        client.runs.cancel_many(run_ids=[str(uuid.uuid4())]),
+    ):
+        with pytest.raises(httpx.HTTPStatusError) as err:
+            await cancel
+        assert err.value.response.status_code == 404
+        assert "nothing to cancel" in err.value.response.json()["detail"]
+    assert (await client.runs.get(thread_id, ended["run_id"]))["status"] == "success"
+
+
 async def test_enqueued_runs_execute_one_at_a_time_in_creation_order(client: LangGraphClient):
     thread_id = await _new_thread(client)
     runs = [

@@ -177,12 +177,16 @@ async def test_thread_errors(client: LangGraphClient):
         client.threads.delete(missing),
         client.threads.get_state(missing),
         client.threads.get_history(missing),
-        client.threads.copy(missing),
     ):
         with pytest.raises(httpx.HTTPStatusError) as err:
             await call
         assert await _status(err) == 404
         assert "detail" in err.value.response.json()
+    # The Platform's schema gives copy no 404: a missing source thread is a 409.
+    with pytest.raises(httpx.HTTPStatusError) as err:
+        await client.threads.copy(missing)
+    assert await _status(err) == 409
+    assert missing in err.value.response.json()["detail"]
     with pytest.raises(httpx.HTTPStatusError) as err:
         await client.threads.get("not-a-uuid")
     assert await _status(err) == 422

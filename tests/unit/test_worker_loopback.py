@@ -47,3 +47,39 @@ def test_workers_reach_a_wildcard_bind_on_the_loopback(bind: str, reached: str):
         sock.bind((bind, 0))
         port = sock.getsockname()[1]
         assert http_url(sock, "/api", reachable=True) == f"http://{reached}:{port}/api"
+
+
+@pytest.mark.parametrize(
+    ("given", "problem"),
+    [
+        ("api:8123", "not an http(s) URL of the API"),  # the scheme forgotten
+        ("ftp://api", "not an http(s) URL of the API"),
+        ("http://", "not an http(s) URL of the API"),
+        ("http://api:port", "not an http(s) URL"),
+        ("http://api:8123/?x=1", "without ? or #"),
+    ],
+)
+def test_a_bad_api_url_stops_the_worker_at_start_up(
+    given: str, problem: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    """Caught before the worker runs anything, not as httpx's error inside the first graph
+    that calls `get_client()`; the environment variable is checked as the flag is."""
+    from open_langgraph.cli import main
+
+    for argv, env in (([f"--api-url={given}"], None), ([], given)):
+        if env is None:
+            monkeypatch.delenv("OLG_API_URL", raising=False)
+        else:
+            monkeypatch.setenv("OLG_API_URL", env)
+        with pytest.raises(SystemExit) as exited:
+            main(["worker", *argv, "--database-url", "postgresql://x@127.0.0.1/x"])
+        assert exited.value.code == 2
+        assert problem in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given", ["http://api:8123", "https://[::1]:9/prefix", "http://10.0.0.2"])
+def test_an_api_url_is_taken_as_given(given: str):
+    from open_langgraph.cli import _parser
+
+    args = _parser().parse_args(["worker", "--api-url", given])
+    assert args.api_url == given

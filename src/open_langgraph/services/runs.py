@@ -417,7 +417,8 @@ class RunService:
         if run["status"] in FINISHED or not await self._dispatch.cancel(
             thread_id, [run_id], action=action, wait=wait
         ):
-            raise Conflict(f"Run {run_id} is {run['status']}; there is nothing to cancel")
+            # 404, as the Platform's schema and langgraph-api answer: no run to cancel.
+            raise NotFound(f"Run {run_id} is {run['status']}; there is nothing to cancel")
 
     async def cancel_many(
         self,
@@ -441,7 +442,10 @@ class RunService:
             chosen = await self._dispatch.in_flight(thread_id, status)
         if auth_filter is not None:
             chosen = await self._runs_inside(chosen, auth_filter)
-        return await self._dispatch.cancel(thread_id, chosen, action=action, wait=False)
+        cancelled = await self._dispatch.cancel(thread_id, chosen, action=action, wait=False)
+        if not cancelled:  # as langgraph-api: 404 when no chosen run was pending or running
+            raise NotFound("No pending or running run matched; there is nothing to cancel")
+        return cancelled
 
     async def _runs_inside(self, run_ids: list[str], auth_filter: AuthFilter) -> list[str]:
         """The runs whose thread is inside the filter; others are left alone as if they did

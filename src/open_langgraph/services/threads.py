@@ -307,7 +307,9 @@ class ThreadService:
         copier's create filter written in (the copy belongs to whoever made it)."""
         check_uuid(thread_id, "thread ID")
         read_filter = await self._auth.authorize("threads", "read", {"thread_id": thread_id})
-        source = await self._get(thread_id, read_filter)
+        source = await self._storage.get_thread(thread_id, read_filter)
+        if source is None:
+            raise self._no_copy_source(thread_id)
         new_id = str(uuid.uuid4())
         metadata = None
         if self._auth.enabled:
@@ -320,8 +322,14 @@ class ThreadService:
             metadata = stamped(value["metadata"], create_filter)
         copied = await self._storage.copy_thread(thread_id, new_id, read_filter, metadata)
         if copied is None:
-            raise NotFound(f"Thread with ID {thread_id} not found")
+            raise self._no_copy_source(thread_id)
         return copied
+
+    @staticmethod
+    def _no_copy_source(thread_id: str) -> Conflict:
+        """409, not 404: the Platform's schema gives copy no 404, and langgraph-api answers
+        409 for a thread it cannot see."""
+        return Conflict(f"Thread with ID {thread_id} not found")
 
     async def prune(
         self, thread_ids: Sequence[str], strategy: Literal["delete", "keep_latest"]
