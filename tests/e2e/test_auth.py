@@ -576,7 +576,8 @@ async def _threads_delete(w: World) -> None:
 @case("POST", "/threads/{thread_id}/copy")
 async def _threads_copy(w: World) -> None:
     b_before = await thread_ids(w.b)
-    for target in (w.a_thread, w.busy_thread):  # the Platform's copy answers 409 for a thread it cannot see
+    # The Platform's copy answers 409 for a source thread it cannot see.
+    for target in (w.a_thread, w.busy_thread):
         await expect_status(w.b.threads.copy(target), 409)
     assert await thread_ids(w.b) == b_before
     await w.assert_a_intact()

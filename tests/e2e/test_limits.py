@@ -96,6 +96,10 @@ async def test_lists_and_batches_over_the_limit_are_a_422_naming_the_field(
     code, detail = await _status(batch)
     assert code == 422 and "at most 3" in detail
     assert len(await client.runs.create_batch([run] * 3)) == 3
+    with pytest.raises(APIStatusError) as empty:  # the Platform's schema: at least one run
+        await client.runs.create_batch([])
+    code, detail = await _status(empty)
+    assert code == 422 and "empty" in detail
 
     # A client's own data (the run's input) is bounded by the body size only.
     thread_id = (await client.threads.create())["thread_id"]

@@ -132,6 +132,7 @@ async def test_get_takes_a_repeated_namespace_parameter_too(store_server: Server
             "index",
         ),
         ("DELETE", "/store/items", {"namespace": ["a"], "key": ""}, "key"),
+        ("DELETE", "/store/items", {"namespace": [], "key": "k"}, "namespace"),
         ("POST", "/store/items/search", {"limit": 0}, "limit"),
         ("POST", "/store/items/search", {"offset": -1}, "offset"),
         ("POST", "/store/items/search", {"filter": {"n": {"$regex": "x"}}}, "$regex"),
@@ -157,6 +158,16 @@ async def test_get_without_a_key_is_a_422(store_server: ServerProcess):
         empty_key = await http.get("/store/items", params={"namespace": "a", "key": ""})
     assert response.status_code == 422 and "key" in response.json()["detail"]
     assert empty_key.status_code == 422 and "key" in empty_key.json()["detail"]
+
+
+async def test_get_without_a_namespace_is_a_422(store_server: ServerProcess):
+    """No item can live at the root namespace, so asking for one is a mistake (as on the
+    Platform), not an answer of `null` that looks like a missing item."""
+    async with httpx.AsyncClient(base_url=store_server.url) as http:
+        for params in ({"key": "k"}, {"key": "k", "namespace": ""}):
+            response = await http.get("/store/items", params=params)
+            assert response.status_code == 422, response.text
+            assert "namespace" in response.json()["detail"]
 
 
 # -- namespaces and search -------------------------------------------------------------------

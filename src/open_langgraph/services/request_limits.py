@@ -69,7 +69,10 @@ def check_list_lengths(model: type[Any], data: Any) -> None:
 
 
 def check_batch_size(runs: Any) -> Any:
-    """Refuse a `/runs/batch` body with more runs than `max_batch_size`, before parsing them."""
+    """Refuse a `/runs/batch` body with more runs than `max_batch_size`, before parsing them,
+    or with none (the Platform's schema asks for at least one)."""
+    if isinstance(runs, list) and not runs:
+        raise ValueError("the batch is empty; give at least one run")
     limit = current_limits().max_batch_size
     if isinstance(runs, list) and len(runs) > limit:
         raise ValueError(f"the batch has {len(runs)} runs; at most {limit} are allowed")

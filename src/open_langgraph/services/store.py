@@ -139,7 +139,9 @@ class StoreService:
             raise InvalidInput("key must not be empty")
         payload: dict[str, Any] = {"namespace": ns, "key": key}
         await self._authorize("get", payload)
-        ns = check_namespace(payload["namespace"], "namespace", allow_empty=True)
+        # Empty is allowed above for a handler that prefixes the user's namespace; after it,
+        # no item can live at the root (LangGraph's stores refuse to put one there).
+        ns = check_namespace(payload["namespace"], "namespace", allow_empty=False)
         item = await self._store.aget(ns, key, refresh_ttl=refresh_ttl)
         return None if item is None else item_record(item)
 
@@ -149,7 +151,7 @@ class StoreService:
             raise InvalidInput("key must not be empty")
         payload: dict[str, Any] = {"namespace": ns, "key": key}
         await self._authorize("delete", payload)
-        ns = check_namespace(payload["namespace"], "namespace", allow_empty=True)
+        ns = check_namespace(payload["namespace"], "namespace", allow_empty=False)
         await self._store.adelete(ns, key)
 
     async def search(
