@@ -338,6 +338,30 @@ def test_chat_openai_invokes_streams_and_binds_tools(served: ServerProcess) -> N
     assert isinstance(called.tool_calls[0]["args"].get("city"), str)
 
 
+def test_a_conversation_over_the_context_window_is_openais_overflow(
+    served: ServerProcess, client: openai.OpenAI
+) -> None:
+    """OpenAI's `context_length_exceeded`, so ChatOpenAI raises LangChain's
+    `ContextOverflowError` (which agents' summarisation middleware catches), streamed or not."""
+    from langchain_core.exceptions import ContextOverflowError
+
+    too_long = " ".join(f"w{i}" for i in range(6000))
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model=MODEL, messages=_ask(too_long), max_tokens=8)
+    error = refused.value.body
+    assert isinstance(error, dict)
+    assert error["code"] == "context_length_exceeded" and error["param"] == "messages"
+    assert "maximum context length is 4096 tokens" in error["message"]
+    llm = ChatOpenAI(
+        model="gpt-4o-mini", base_url=f"{served.url}/v1", api_key="sk-local", max_tokens=8
+    )
+    with pytest.raises(ContextOverflowError):
+        llm.invoke(too_long)
+    with pytest.raises(ContextOverflowError):
+        list(llm.stream(too_long))
+    assert llm.invoke("Say hi.").content  # the next request is answered as usual
+
+
 def test_chat_openai_structured_output(served: ServerProcess) -> None:
     class Person(BaseModel):
         name: str = Field(max_length=20)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
+from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -22,7 +23,8 @@ from langchain_core.messages import (
 from pydantic import BaseModel, Field
 
 from open_langgraph.models.local import LocalChatModel
-from open_langgraph.models.local.runner import get_runner
+from open_langgraph.models.local.messages import TruncatedOutputError
+from open_langgraph.models.local.runner import Completion, ContextWindowExceededError, get_runner
 
 from .tools_fixture import ALL, BUY, CALC, CLICK, EMAIL, EVENT, FILTER, SEARCH, SHOP, WEATHER
 
@@ -234,3 +236,42 @@ def test_tiny_max_tokens_cannot_truncate_a_bounded_call(smollm2: LocalChatModel)
         "Email the whole team about the quarterly planning offsite next month."
     )
     _validate_call(dict(reply.tool_calls[0]), [EMAIL, EVENT])
+
+
+def _longer_than_the_window(tokens: int) -> str:
+    return " ".join(f"w{i}" for i in range(tokens))
+
+
+def test_a_conversation_longer_than_the_window_is_a_context_overflow(
+    smollm2: LocalChatModel,
+) -> None:
+    """LangChain's own overflow error, as a hosted provider's: agents' summarisation catches
+    it and retries with a shorter history; the message says what to change."""
+    prompt = [HumanMessage(_longer_than_the_window(6000))]
+    for call in (
+        lambda: smollm2.invoke(prompt),
+        lambda: list(smollm2.stream(prompt)),
+        lambda: smollm2.bind_tools([SEARCH], tool_choice="any").invoke(prompt),
+    ):
+        with pytest.raises(ContextOverflowError) as raised:
+            call()
+        assert isinstance(raised.value, ContextWindowExceededError)
+        assert raised.value.context_tokens == 4096
+        assert raised.value.prompt_tokens > 4096
+        assert "prompt is too long: it exceeds the context window" in str(raised.value)
+        assert "trim_messages" in str(raised.value)
+    assert smollm2.invoke("Say hi.").content  # the runner is still usable
+
+
+def test_a_call_cut_off_by_the_full_window_is_an_overflow_not_max_tokens(
+    smollm2: LocalChatModel,
+) -> None:
+    """A call that stops before its `max_tokens` ran out was stopped by the window, and
+    raising `max_tokens` (what the truncation error advises) would not help."""
+    cut = '{"name": "search", "arguments": {"query": "blue m'
+    by_window = Completion(cut, "length", prompt_tokens=4090, completion_tokens=6)
+    with pytest.raises(ContextWindowExceededError, match="the tool call 6 tokens in"):
+        smollm2._call_in(cut, by_window, max_tokens=96)
+    by_budget = Completion(cut, "length", prompt_tokens=300, completion_tokens=96)
+    with pytest.raises(TruncatedOutputError, match="max_tokens=96"):
+        smollm2._call_in(cut, by_budget, max_tokens=96)

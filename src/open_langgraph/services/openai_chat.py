@@ -260,9 +260,13 @@ class OpenAIChat:
         called = False
         while (piece := await pieces.get()) is not None:
             if isinstance(piece, BaseException):
-                error = _model_refusal(piece) if _is_refusal(piece) else None
-                message = str(error) if error else "the model failed while decoding"
-                yield {"error": {"message": message, "type": "server_error", "code": None}}
+                if _is_refusal(piece):  # as a 400 would say it (the status is sent already)
+                    refusal = _model_refusal(piece)
+                    fields = {"type": refusal.type, "code": refusal.code, "param": refusal.param}
+                    yield {"error": {"message": refusal.message, **fields}}
+                else:
+                    failed = {"type": "server_error", "code": None}
+                    yield {"error": {"message": "the model failed while decoding", **failed}}
                 return
             called = called or bool(piece.tool_call_chunks)
             if piece.usage_metadata:
@@ -298,17 +302,29 @@ def _choice(delta: dict[str, Any], reason: str | None = None) -> dict[str, Any]:
 
 def _is_refusal(exc: BaseException) -> bool:
     from open_langgraph.models.local.messages import TruncatedOutputError
+    from open_langgraph.models.local.runner import ContextWindowExceededError
 
-    return isinstance(exc, TruncatedOutputError) or (
+    return isinstance(exc, (TruncatedOutputError, ContextWindowExceededError)) or (
         isinstance(exc, RuntimeError) and str(exc).startswith("llama.cpp rejected")
     )
 
 
 def _model_refusal(exc: BaseException) -> OpenAIError:
-    """A call cut off at `max_tokens`, or a prompt llama.cpp refused (longer than the
-    context): the request's fault, a 400 naming what to change."""
+    """A call cut off at `max_tokens`, a conversation longer than the context window, or
+    another request llama.cpp refused: the request's fault, a 400 naming what to change."""
+    from open_langgraph.models.local.runner import ContextWindowExceededError
+
     if not _is_refusal(exc):
         raise exc
+    if isinstance(exc, ContextWindowExceededError):
+        # OpenAI's code for it: LangChain's ChatOpenAI turns it into ContextOverflowError,
+        # which agents' summarisation middleware answers by shortening the history.
+        return OpenAIError(
+            400,
+            f"This model's maximum context length is {exc.context_tokens} tokens; {exc}",
+            code="context_length_exceeded",
+            param="messages",
+        )
     return OpenAIError(400, str(exc), code="model_refused")
 
 

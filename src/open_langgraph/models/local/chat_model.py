@@ -16,7 +16,13 @@ from typing import Any, ClassVar, Literal
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ToolCall,
+    ToolCallChunk,
+)
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
@@ -38,13 +44,20 @@ from open_langgraph.models.local.grammar import (
 from open_langgraph.models.local.messages import (
     ANSWER_SPEC,
     AnswerStream,
+    TruncatedOutputError,
     answer_text,
     is_call_start,
     parse_call,
     to_chat_messages,
     tools_prompt,
 )
-from open_langgraph.models.local.runner import Completion, LlamaRunner, get_runner, is_loaded
+from open_langgraph.models.local.runner import (
+    Completion,
+    ContextWindowExceededError,
+    LlamaRunner,
+    get_runner,
+    is_loaded,
+)
 from open_langgraph.models.progress import report_stage
 
 ToolLike = Mapping[str, Any] | type | Callable[..., Any] | BaseTool
@@ -227,11 +240,27 @@ class LocalChatModel(BaseChatModel):
         if answer is not None:
             return AIMessage(content=answer, response_metadata=metadata, usage_metadata=usage)
         if kind != "text" and is_call_start(completion.text):
-            call = parse_call(completion.text, completion.finish_reason, max_tokens)
+            call = self._call_in(completion.text, completion, max_tokens)
             return AIMessage(
                 content="", tool_calls=[call], response_metadata=metadata, usage_metadata=usage
             )
         return AIMessage(content=completion.text, response_metadata=metadata, usage_metadata=usage)
+
+    def _call_in(self, text: str, completion: Completion, max_tokens: int) -> ToolCall:
+        """The tool call a constrained reply spells; one cut off before `max_tokens` ran out
+        was stopped by the full context window, which trimming the history fixes."""
+        try:
+            return parse_call(text, completion.finish_reason, max_tokens)
+        except TruncatedOutputError:
+            if completion.completion_tokens >= max_tokens:
+                raise
+            raise ContextWindowExceededError(
+                "the prompt is too long: it exceeds the context window "
+                f"({self._spec.n_ctx} tokens) with the tool call {completion.completion_tokens} "
+                f"tokens in (the prompt took {completion.prompt_tokens})",
+                prompt_tokens=completion.prompt_tokens,
+                context_tokens=self._spec.n_ctx,
+            ) from None
 
     def _stream(
         self,
@@ -285,7 +314,7 @@ class LocalChatModel(BaseChatModel):
         completion = item.completion
         call_chunks: list[ToolCallChunk] = []
         if buffered:
-            call = parse_call("".join(buffered), completion.finish_reason, request["max_tokens"])
+            call = self._call_in("".join(buffered), completion, request["max_tokens"])
             args = json.dumps(call["args"], ensure_ascii=False)
             call_chunks.append(ToolCallChunk(name=call["name"], args=args, id=call["id"], index=0))
         final = AIMessageChunk(

@@ -21,9 +21,36 @@ from pathlib import Path
 from typing import Any
 
 from open_langgraph.extras import install_hint
-from open_langgraph.models.errors import ModelUnavailableError
+from open_langgraph.models.errors import ModelError, ModelUnavailableError
+
+try:  # the provider-neutral error LangChain's agents catch (SummarizationMiddleware retries)
+    from langchain_core.exceptions import ContextOverflowError
+except ImportError:  # pragma: no cover - an older langchain-core has none
+
+    class ContextOverflowError(Exception):  # type: ignore[no-redef]
+        """Stand-in where langchain-core has no ContextOverflowError."""
+
 
 logger = logging.getLogger(__name__)
+
+
+class ContextWindowExceededError(ModelError, ContextOverflowError):
+    """The conversation does not fit the model's context window.
+
+    A LangChain `ContextOverflowError` too, so agents' summarisation retries with a shorter
+    history as it does with a hosted provider's overflow. Messages start "the prompt is too
+    long: it exceeds the context window": langchain-openai recognises an overflow behind
+    `/v1` by those words (the openai SDK's error text carries the message, not the code).
+    """
+
+    def __init__(self, message: str, *, prompt_tokens: int, context_tokens: int) -> None:
+        super().__init__(
+            f"{message}: trim the conversation (langchain_core.messages.trim_messages, or "
+            "LangChain's SummarizationMiddleware) or use a model with a larger window"
+        )
+        self.prompt_tokens = prompt_tokens
+        self.context_tokens = context_tokens
+
 
 ChunkCallback = Callable[[str], None]
 
@@ -165,6 +192,14 @@ class LlamaRunner:
 def _raise_on_error(payload: Any) -> None:
     if isinstance(payload, Mapping) and "error" in payload:
         error = payload["error"]
+        if isinstance(error, Mapping) and error.get("type") == "exceed_context_size_error":
+            prompt, window = int(error.get("n_prompt_tokens", 0)), int(error.get("n_ctx", 0))
+            raise ContextWindowExceededError(
+                f"the prompt is too long: it exceeds the context window ({prompt} tokens, "
+                f"the window holds {window})",
+                prompt_tokens=prompt,
+                context_tokens=window,
+            )
         message = error.get("message", error) if isinstance(error, Mapping) else error
         raise RuntimeError(f"llama.cpp rejected the request: {message}")
 
