@@ -21,6 +21,12 @@ MIB = 2**20
 REQUEST = {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 2}
 
 
+@pytest.fixture(autouse=True)
+def no_prompt_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budgets below are sized on the weights; the prompt cache has a test of its own."""
+    monkeypatch.setenv("OLG_MODEL_PROMPT_CACHE_MB", "0")
+
+
 @pytest.fixture
 def two_models(tmp_path: Path, smollm2: LocalChatModel) -> Iterator[tuple[Path, Path]]:
     source = smollm2.runner().model_path
@@ -73,3 +79,34 @@ def test_a_busy_model_is_not_unloaded(
         assert {first, second} <= set(loaded_models())
     assert "beyond the models' memory budget" in caplog.text
     assert busy.complete(REQUEST).completion_tokens > 0
+
+
+def test_the_prompt_cache_counts_into_the_budget(
+    two_models: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache can grow to its bound, so a model fits only with it."""
+    size = two_models[0].stat().st_size
+    monkeypatch.setenv("OLG_MODEL_MEMORY_MB", str(int(size * 2.2 / MIB) + 64))
+    monkeypatch.setenv("OLG_MODEL_PROMPT_CACHE_MB", str(int(size * 2 / MIB)))
+    with pytest.raises(ModelUnavailableError, match="OLG_MODEL_PROMPT_CACHE_MB"):
+        get_runner(two_models[0], n_ctx=512)
+    monkeypatch.setenv("OLG_MODEL_PROMPT_CACHE_MB", "64")
+    runner = get_runner(two_models[0], n_ctx=512)
+    assert runner.footprint >= size + 64 * MIB
+    assert runner.complete(REQUEST).completion_tokens > 0
+
+
+def test_the_prompt_cache_stays_within_its_bound(
+    two_models: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """llama.cpp keeps every prompt its slot moves away from, up to 8 GB by default: a server
+    answering long conversations grew by gigabytes. Ours keeps at most the bound."""
+    monkeypatch.setenv("OLG_MODEL_PROMPT_CACHE_MB", "8")
+    runner = get_runner(two_models[0], n_ctx=1024)
+    runner.complete(REQUEST)
+    gc.collect()
+    before = resident_bytes()
+    for i in range(6):  # six different ~500-token prompts, about 12 MB of states each
+        words = " ".join(f"c{i}w{j}" for j in range(150))
+        runner.complete({"messages": [{"role": "user", "content": words}], "max_tokens": 1})
+    assert resident_bytes() - before < 40 * MIB

@@ -90,6 +90,34 @@ def model_threads() -> int:
     return max(1, min((os.cpu_count() or 1) - 1, 4))
 
 
+#: The default bound of llama.cpp's prompt cache in RAM, per loaded model.
+PROMPT_CACHE_MB = 256
+
+
+def prompt_cache_mb() -> int:
+    """MB of RAM llama.cpp may keep past prompts' states in: `$OLG_MODEL_PROMPT_CACHE_MB`,
+    else 256 (0 turns the cache off).
+
+    llama.cpp's own default is 8 GB. Every prompt the single slot moves away from is copied
+    there (about 23-28 KB per token for the catalogue's models), so a server answering long
+    agent conversations grew by 3.5 GB in half an hour. 256 MB still holds several agents'
+    system prompts and recent conversations, whose prefixes it restores instead of
+    re-reading them.
+    """
+    configured = os.environ.get("OLG_MODEL_PROMPT_CACHE_MB", "").strip()
+    if not configured:
+        return PROMPT_CACHE_MB
+    try:
+        megabytes = int(configured)
+    except ValueError:
+        raise ModelUnavailableError(
+            f"OLG_MODEL_PROMPT_CACHE_MB={configured!r} is not a whole number of megabytes"
+        ) from None
+    if megabytes < 0:
+        raise ModelUnavailableError("OLG_MODEL_PROMPT_CACHE_MB must be 0 or more")
+    return megabytes
+
+
 class LlamaRunner:
     """A loaded GGUF model answering OpenAI-style chat requests, one at a time."""
 
@@ -106,15 +134,18 @@ class LlamaRunner:
         params.n_parallel = 1  # one slot: calls are serialised anyway
         params.cpuparams.n_threads = n_threads or model_threads()
         params.cpuparams_batch.n_threads = params.cpuparams.n_threads
+        cache_mb = prompt_cache_mb()
+        params.cache_ram_mib = cache_mb
         params.use_jinja = True  # apply the chat template stored in the GGUF
         params.verbosity = -1  # llama.cpp logs every request otherwise
         started = time.perf_counter()
         resident_before = resident_bytes()
         self._server = xllamacpp.Server(params)
         self.load_seconds = time.perf_counter() - started
-        # What the load added to this process (weights, KV cache, buffers); at least the file,
-        # whose pages the first requests touch later.
-        self.footprint = max(resident_bytes() - resident_before, model_path.stat().st_size)
+        # What the load added to this process (weights, KV cache, buffers; at least the file,
+        # whose pages the first requests touch later), and what the prompt cache may add.
+        loaded = max(resident_bytes() - resident_before, model_path.stat().st_size)
+        self.footprint = loaded + cache_mb * 2**20
         self.model_path = model_path
         self._lock = threading.Lock()
 
@@ -247,12 +278,14 @@ def _make_room(model_path: Path) -> None:
     budget = memory_budget()
     if budget is None:
         return
-    needed = int(model_path.stat().st_size * (1 + LOAD_OVERHEAD))
     mib = 2**20
+    cache = prompt_cache_mb() * mib
+    needed = int(model_path.stat().st_size * (1 + LOAD_OVERHEAD)) + cache
     if needed > budget:
         raise ModelUnavailableError(
-            f"{model_path.name} needs about {needed // mib} MB, more than the models' memory "
-            f"budget of {budget // mib} MB: raise OLG_MODEL_MEMORY_MB"
+            f"{model_path.name} needs about {needed // mib} MB ({cache // mib} MB of it its "
+            f"prompt cache), more than the models' memory budget of {budget // mib} MB: raise "
+            "OLG_MODEL_MEMORY_MB or lower OLG_MODEL_PROMPT_CACHE_MB"
         )
     for key, runner in list(_RUNNERS.items()):
         if sum(r.footprint for r in _RUNNERS.values()) + needed <= budget:
