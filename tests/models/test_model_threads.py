@@ -1,5 +1,6 @@
-"""How many threads an embedded model computes with: one core is left to everything else,
-since llama.cpp's threads stall together when one of them loses its core."""
+"""The embedded models' settings: how many threads one computes with (one core is left to
+everything else, since llama.cpp's threads stall together when one of them loses its core)
+and how much RAM its prompt cache may take."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from open_langgraph.models.errors import ModelUnavailableError
 from open_langgraph.models.local import runner
-from open_langgraph.models.local.runner import model_threads
+from open_langgraph.models.local.runner import model_threads, prompt_cache_mb
 
 
 @pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (4, 3), (16, 4), (None, 1)])
@@ -26,3 +27,16 @@ def test_the_variable_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("OLG_MODEL_THREADS", bad)
         with pytest.raises(ModelUnavailableError, match="OLG_MODEL_THREADS"):
             model_threads()
+
+
+def test_the_prompt_cache_bound_defaults_to_256_mb_and_can_be_turned_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OLG_MODEL_PROMPT_CACHE_MB", raising=False)
+    assert prompt_cache_mb() == 256
+    monkeypatch.setenv("OLG_MODEL_PROMPT_CACHE_MB", "0")
+    assert prompt_cache_mb() == 0
+    for bad in ("lots", "-1", "1.5"):
+        monkeypatch.setenv("OLG_MODEL_PROMPT_CACHE_MB", bad)
+        with pytest.raises(ModelUnavailableError, match="OLG_MODEL_PROMPT_CACHE_MB"):
+            prompt_cache_mb()

@@ -76,18 +76,8 @@ def model_threads() -> int:
     an idle machine 2 threads were 20 % faster (3.4-3.8 s against 4.3-4.5 s), which is not
     worth the risk of a 5x slowdown (docs/models.md).
     """
-    configured = os.environ.get("OLG_MODEL_THREADS", "").strip()
-    if configured:
-        try:
-            threads = int(configured)
-        except ValueError:
-            raise ModelUnavailableError(
-                f"OLG_MODEL_THREADS={configured!r} is not a whole number of threads"
-            ) from None
-        if threads < 1:
-            raise ModelUnavailableError("OLG_MODEL_THREADS must be 1 or more")
-        return threads
-    return max(1, min((os.cpu_count() or 1) - 1, 4))
+    threads = _whole_number_setting("OLG_MODEL_THREADS", "threads", minimum=1)
+    return max(1, min((os.cpu_count() or 1) - 1, 4)) if threads is None else threads
 
 
 #: The default bound of llama.cpp's prompt cache in RAM, per loaded model.
@@ -104,18 +94,25 @@ def prompt_cache_mb() -> int:
     system prompts and recent conversations, whose prefixes it restores instead of
     re-reading them.
     """
-    configured = os.environ.get("OLG_MODEL_PROMPT_CACHE_MB", "").strip()
+    megabytes = _whole_number_setting("OLG_MODEL_PROMPT_CACHE_MB", "megabytes", minimum=0)
+    return PROMPT_CACHE_MB if megabytes is None else megabytes
+
+
+def _whole_number_setting(name: str, unit: str, *, minimum: int) -> int | None:
+    """An environment variable's whole number, None when unset; a bad value stops the model
+    from loading with a message naming the variable."""
+    configured = os.environ.get(name, "").strip()
     if not configured:
-        return PROMPT_CACHE_MB
+        return None
     try:
-        megabytes = int(configured)
+        value = int(configured)
     except ValueError:
         raise ModelUnavailableError(
-            f"OLG_MODEL_PROMPT_CACHE_MB={configured!r} is not a whole number of megabytes"
+            f"{name}={configured!r} is not a whole number of {unit}"
         ) from None
-    if megabytes < 0:
-        raise ModelUnavailableError("OLG_MODEL_PROMPT_CACHE_MB must be 0 or more")
-    return megabytes
+    if value < minimum:
+        raise ModelUnavailableError(f"{name} must be {minimum} or more")
+    return value
 
 
 class LlamaRunner:
