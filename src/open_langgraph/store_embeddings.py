@@ -19,6 +19,7 @@ opens without its index and semantic search is off (`StoreSettings.index_off`).
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -116,8 +117,14 @@ def _provider(config_path: Path, spec: str) -> Embeddings:
             config_path, _KEY, f"{spec!r} needs the langchain package: pip install langchain"
         ) from exc
 
+    options: dict[str, Any] = {}
+    if spec.startswith("openai:") and os.environ.get("OPENAI_BASE_URL"):
+        # An OpenAI-compatible endpoint (this server's /v1, a gateway): texts go as strings.
+        # Pre-splitting them into tokens, which only OpenAI's own API needs, makes
+        # LangChain download tiktoken's vocabulary, and every offline store search failed.
+        options["check_embedding_ctx_length"] = False
     try:
-        return init_embeddings(spec)
+        return init_embeddings(spec, **options)
     except Exception as exc:  # a missing package, or the provider's client refusing to be
         # built (openai.OpenAIError without OPENAI_API_KEY): either way the index cannot work
         raise ConfigError(config_path, _KEY, f"cannot load {spec!r}: {one_line(exc)}") from exc

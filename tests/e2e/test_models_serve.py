@@ -57,3 +57,22 @@ def test_serves_chat_and_models_with_the_config_aliases(models_server: str) -> N
     assert reply.model == "smollm2-135m"
     scraped = httpx.get(f"{models_server}/metrics").text
     assert 'olg_openai_requests_total{endpoint="chat/completions"' in scraped
+
+
+def test_a_stores_openai_embedder_works_offline_against_the_endpoint(
+    models_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A template's `store.index.embed: "openai:text-embedding-3-small"` pointed at /v1 by
+    OPENAI_BASE_URL embeds with no network: LangChain is not left to download tiktoken's
+    vocabulary (an empty cache directory stands for a fresh machine)."""
+    from open_langgraph.store_config import StoreIndexConfig
+    from open_langgraph.store_embeddings import load_embeddings
+
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{models_server}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "no-tiktoken-cache"))
+    index = StoreIndexConfig(embed="openai:text-embedding-3-small", dims=384)
+    embedder = load_embeddings(tmp_path / "langgraph.json", index)
+    vectors = embedder.embed_documents(["The user likes green tea.", "Meet on Friday."])
+    assert [len(v) for v in vectors] == [384, 384]
+    assert len(embedder.embed_query("tea")) == 384

