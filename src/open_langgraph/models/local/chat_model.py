@@ -255,9 +255,8 @@ class LocalChatModel(BaseChatModel):
             if completion.completion_tokens >= max_tokens:
                 raise
             raise ContextWindowExceededError(
-                "the prompt is too long: it exceeds the context window "
-                f"({self._spec.n_ctx} tokens) with the tool call {completion.completion_tokens} "
-                f"tokens in (the prompt took {completion.prompt_tokens})",
+                f"{self._spec.n_ctx} tokens, with the tool call {completion.completion_tokens} "
+                f"tokens in; the prompt took {completion.prompt_tokens}",
                 prompt_tokens=completion.prompt_tokens,
                 context_tokens=self._spec.n_ctx,
             ) from None

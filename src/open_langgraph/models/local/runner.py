@@ -43,10 +43,11 @@ class ContextWindowExceededError(ModelError, ContextOverflowError):
     `/v1` by those words (the openai SDK's error text carries the message, not the code).
     """
 
-    def __init__(self, message: str, *, prompt_tokens: int, context_tokens: int) -> None:
+    def __init__(self, detail: str, *, prompt_tokens: int, context_tokens: int) -> None:
         super().__init__(
-            f"{message}: trim the conversation (langchain_core.messages.trim_messages, or "
-            "LangChain's SummarizationMiddleware) or use a model with a larger window"
+            f"the prompt is too long: it exceeds the context window ({detail}): trim the "
+            "conversation (langchain_core.messages.trim_messages, or LangChain's "
+            "SummarizationMiddleware) or use a model with a larger window"
         )
         self.prompt_tokens = prompt_tokens
         self.context_tokens = context_tokens
@@ -225,8 +226,7 @@ def _raise_on_error(payload: Any) -> None:
         if isinstance(error, Mapping) and error.get("type") == "exceed_context_size_error":
             prompt, window = int(error.get("n_prompt_tokens", 0)), int(error.get("n_ctx", 0))
             raise ContextWindowExceededError(
-                f"the prompt is too long: it exceeds the context window ({prompt} tokens, "
-                f"the window holds {window})",
+                f"{prompt} tokens, the window holds {window}",
                 prompt_tokens=prompt,
                 context_tokens=window,
             )
