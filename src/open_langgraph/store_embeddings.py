@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import IndexConfig, TTLConfig
+from langgraph.store.base import IndexConfig, TTLConfig, ensure_embeddings
 
 from open_langgraph.config_errors import ConfigError
+from open_langgraph.errors import OLGError
 from open_langgraph.extras import FeatureOff
 from open_langgraph.importing import import_attribute, one_line
 from open_langgraph.storage.base import StoreSettings
@@ -79,6 +80,46 @@ class LocalEmbeddings(Embeddings):
 
     async def aembed_query(self, text: str) -> list[float]:
         return (await self.aembed_documents([text]))[0]
+
+
+class EmbeddingSizeMismatch(OLGError):
+    """The embedder's vectors are not `store.index.dims` long: the server's config is wrong,
+    not the request, so 500, with the fix in the detail. Without this check SQLite stored and
+    compared vectors of any length (searches silently ranked nonsense) and PostgreSQL failed
+    with pgvector's bare "expected N dimensions"."""
+
+    status_code = 500
+
+
+class SizeCheckedEmbeddings(Embeddings):
+    """The configured embedder, each vector checked against the declared `dims`."""
+
+    def __init__(self, embedder: Embeddings, dims: int, name: str) -> None:
+        self._embedder = embedder
+        self._dims = dims
+        self._name = name
+
+    def _checked(self, vectors: list[list[float]]) -> list[list[float]]:
+        for vector in vectors:
+            if len(vector) != self._dims:
+                raise EmbeddingSizeMismatch(
+                    f"store.index.dims is {self._dims}, but the embedder {self._name!r} "
+                    f"returns vectors of {len(vector)} numbers: set store.index.dims to "
+                    f"{len(vector)} in the config and restart the server"
+                )
+        return vectors
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._checked(self._embedder.embed_documents(texts))
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._checked([self._embedder.embed_query(text)])[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._checked(await self._embedder.aembed_documents(texts))
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return self._checked([await self._embedder.aembed_query(text)])[0]
 
 
 def load_local_embeddings(name: str) -> LocalEmbeddings:
@@ -161,9 +202,10 @@ def _index(config_path: Path, index: StoreIndexConfig, sqlite: bool) -> IndexCon
 
         if problem := vector_support_problem():
             raise _ExtraMissing(FeatureOff(SEARCH_FEATURE, problem, "vector"))
+    embedder = ensure_embeddings(load_embeddings(config_path, index))
     return {
         "dims": index.dims,
-        "embed": load_embeddings(config_path, index),
+        "embed": SizeCheckedEmbeddings(embedder, index.dims, index.embed),
         "fields": index_fields(index),
     }
 

@@ -277,6 +277,36 @@ async def test_semantic_search_with_the_local_model_finds_meaning_not_words(
                 assert found["items"][0]["key"] == expected, query
 
 
+async def test_vectors_of_another_size_than_dims_are_refused_with_the_fix(tmp_path: Path) -> None:
+    """An embedder whose vectors do not match `store.index.dims` (the 1536 of a template
+    pointed at a 384-wide local model): SQLite stored them and searched nonsense, PostgreSQL
+    failed in pgvector. The request, and a run writing the store, say what to set."""
+    index = {**INDEX, "dims": 12}
+    config = write_config(tmp_path, graphs=STORE_GRAPHS, store={"index": index})
+    backend = None if SEMANTIC else SQLITE
+    with serving(tmp_path, config, backend=backend) as process:
+        async with sdk_client(process.url) as client:
+            for request in (
+                client.store.put_item(["notes"], key="k", value={"text": "dog"}),
+                client.store.search_items(["notes"], query="dog"),
+            ):
+                with pytest.raises(httpx.HTTPStatusError) as refused:
+                    await request
+                assert refused.value.response.status_code == 500
+                detail = refused.value.response.json()["detail"]
+                assert "store.index.dims is 12" in detail and "set store.index.dims to 8" in detail
+            thread = await client.threads.create()
+            answer = await client.runs.wait(
+                thread["thread_id"],
+                "memory",
+                input={"user": "u", "text": "dog"},
+                raise_error=False,
+            )
+            assert "store.index.dims is 12" in answer["__error__"]["message"]
+            assert await client.store.search_items(["notes"]) == {"items": []}
+        assert "store.index.dims is 12" in process.log.read_text()
+
+
 # -- TTL ----------------------------------------------------------------------------------------
 async def test_items_expire_after_their_ttl(client: LangGraphClient):
     namespace = [_root()]
