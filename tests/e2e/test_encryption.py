@@ -196,7 +196,8 @@ async def test_the_api_returns_plaintext_and_the_database_holds_none(
     history = await client.threads.get_history(thread_id)
     assert history[0]["values"] == final
     (run,) = await client.runs.list(thread_id)
-    assert run["metadata"] == {"note": "Obsidian-run-meta"}
+    assert run["metadata"]["note"] == "Obsidian-run-meta"
+    assert run["metadata"]["topic"] == "Zanzibar-thread-meta"  # the thread's, merged in
     assert run["kwargs"]["input"] == {"name": "Quixote-name"}
     assert run["kwargs"]["context"]["greeting"] == "Marmalade-greeting"
     replayed = [

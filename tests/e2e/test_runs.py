@@ -47,7 +47,13 @@ async def test_background_run_join_get_list_delete(client: LangGraphClient):
     thread_id = await _new_thread(client)
     run = await client.runs.create(thread_id, "counter", input={"count": 1}, metadata={"a": 1})
     assert run["status"] in ("pending", "running")
-    assert run["metadata"] == {"a": 1}
+    # The Platform's merge: the assistant's, the thread's and the request's, with the ids.
+    assert run["metadata"] == {
+        "a": 1,
+        "created_by": "system",
+        "graph_id": "counter",
+        "assistant_id": run["assistant_id"],
+    }
     result = await client.runs.join(thread_id, run["run_id"])
     assert result["count"] == 3
     fetched = await client.runs.get(thread_id, run["run_id"])

@@ -74,7 +74,8 @@ async def test_a_finished_run_posts_itself_to_its_webhook(
     assert body["thread_id"] == thread["thread_id"]
     assert body["status"] == "success"
     assert body["values"] == {"count": 2, "trail": ["a", "b"]}
-    assert body["metadata"] == {"owner": "tests"}
+    assert body["metadata"]["owner"] == "tests"
+    assert body["metadata"]["graph_id"] == "counter"
     assert body["run_started_at"] <= body["run_ended_at"] <= body["webhook_sent_at"]
     assert "error" not in body
     headers = next(h for path, _, h in listener.received if path == "/done")

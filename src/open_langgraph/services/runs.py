@@ -212,11 +212,15 @@ class RunService:
             "on_disconnect": payload.on_disconnect,
             "on_completion": (payload.on_completion or "delete") if stateless else None,
         }
+        # The run's own metadata is the Platform's merge: the assistant's, the thread's, the
+        # config's and the request's, then the ids (what the graph sees, less the attempt).
+        run_metadata = {**(assistant.get("metadata") or {}), **config["metadata"]}
+        run_metadata.pop("run_attempt", None)
         run = new_run_record(
             run_id=run_id,
             thread_id=thread_id,
             assistant_id=assistant["assistant_id"],
-            metadata=metadata,
+            metadata=run_metadata,
             kwargs=kwargs,
             multitask_strategy=payload.multitask_strategy or "enqueue",
             status="pending",
