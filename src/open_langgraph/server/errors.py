@@ -33,7 +33,7 @@ def install_error_handlers(app: FastAPI, *, postgres: bool) -> None:
 
     @app.exception_handler(OLGError)
     async def _domain_error(request: Request, exc: OLGError) -> JSONResponse:
-        if exc.status_code >= 500:  # the server's fault (its config, an auth handler's bug)
+        if exc.status_code == 500:  # the server's fault (its config, an auth handler's bug)
             logger.error("%s %s: %s", request.method, request.url.path, exc.detail)
         headers = getattr(exc, "headers", None)  # an auth handler's HTTPException may set some
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
