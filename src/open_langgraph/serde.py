@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import ipaddress
+import re
+from base64 import b64encode
+from collections import deque
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta, tzinfo
+from decimal import Decimal
 from enum import Enum
+from pathlib import PurePath
 from typing import Any
 from uuid import UUID
 
@@ -14,26 +21,65 @@ import orjson
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
 
+#: Encoded as their text, as langgraph-api does.
+_AS_TEXT = (
+    datetime,
+    UUID,
+    PurePath,
+    ipaddress.IPv4Address,
+    ipaddress.IPv6Address,
+    ipaddress.IPv4Network,
+    ipaddress.IPv6Network,
+    ipaddress.IPv4Interface,
+    ipaddress.IPv6Interface,
+)
+
+
+@functools.cache
+def _send_class() -> type:
+    """LangGraph's `Send`, imported on first use: this module is imported before a config
+    error is reported, which must not wait for LangGraph's imports."""
+    from langgraph.types import Send
+
+    return Send
+
+
 def _default(obj: Any) -> Any:
-    """Turn what orjson cannot encode natively into plain data, never failing the response."""
-    if hasattr(obj, "model_dump") and callable(obj.model_dump):
+    """Turn what orjson cannot encode natively into plain data, never failing the response.
+
+    The types langgraph-api's encoder knows are encoded as it does (a `Send` as `{node,
+    args}`, an exception as `{error, message}`, bytes in base64, a Decimal as a number, a
+    duration in seconds), so events and state read the same from either server."""
+    if hasattr(obj, "model_dump") and callable(obj.model_dump) and not isinstance(obj, type):
         return obj.model_dump()
     if hasattr(obj, "to_json") and hasattr(obj, "lc_serializable"):
         return obj.to_json()
+    if isinstance(obj, _send_class()):
+        return {"node": obj.node, "args": obj.arg}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
     if isinstance(obj, tuple) and hasattr(obj, "_asdict"):
         return obj._asdict()
-    if isinstance(obj, set | frozenset):
+    if isinstance(obj, BaseException):
+        return {"error": type(obj).__name__, "message": str(obj)}
+    if isinstance(obj, set | frozenset | deque):
         return list(obj)
     if isinstance(obj, Mapping):
         return dict(obj)
     if isinstance(obj, Enum):
         return obj.value
     if isinstance(obj, bytes | bytearray):
-        return obj.decode("utf-8", "replace")
-    if isinstance(obj, datetime | UUID):
+        return b64encode(obj).decode()
+    if isinstance(obj, _AS_TEXT):
         return str(obj)
+    if isinstance(obj, Decimal):
+        return int(obj) if obj.is_finite() and obj == obj.to_integral_value() else float(obj)
+    if isinstance(obj, timedelta):
+        return obj.total_seconds()
+    if isinstance(obj, tzinfo):
+        return obj.tzname(None)
+    if isinstance(obj, re.Pattern):
+        return obj.pattern
     if hasattr(obj, "__slots__") and not hasattr(obj, "__dict__"):
         return {k: getattr(obj, k) for k in obj.__slots__ if hasattr(obj, k)}
     if hasattr(obj, "__dict__"):

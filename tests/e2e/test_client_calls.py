@@ -211,6 +211,33 @@ async def test_thread_list_history_regenerate_and_edit_as_agent_chat_ui_calls_th
     ]
 
 
+async def test_a_run_from_a_checkpoint_id_streams_each_node_s_own_namespace(
+    client: LangGraphClient,
+):
+    """CopilotKit's regenerate (`@ag-ui/langgraph`) sends a top-level `checkpoint_id` and
+    tells the chunks of its nodes apart by `metadata.checkpoint_ns`: each chunk carries its
+    node's namespace, as on the Platform, not the root's empty one."""
+    thread_id = (await client.threads.create())["thread_id"]
+    await chat_ui_stream(client, thread_id, "hitl_agent", human("first question"))
+    history = await client.threads.get_history(thread_id, limit=100)
+    # The state before the model's turn: the model runs again from there.
+    checkpoint_id = next(h["checkpoint_id"] for h in history if h["next"] == ["model"])
+    chunks = [
+        part.data[1]
+        async for part in client.runs.stream(
+            thread_id,
+            "hitl_agent",
+            input=None,
+            checkpoint_id=checkpoint_id,
+            stream_mode=["events", "values", "updates", "messages-tuple"],  # @ag-ui's
+        )
+        if part.event == "messages"
+    ]
+    assert chunks
+    for metadata in chunks:
+        assert metadata["checkpoint_ns"].startswith(metadata["langgraph_node"] + ":"), metadata
+
+
 def parent_of_first_sight(history: list[dict[str, Any]], message_id: str) -> dict[str, Any]:
     """The checkpoint before the oldest state holding the message, without its `thread_id`
     (useStream drops it)."""

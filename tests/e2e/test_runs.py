@@ -56,6 +56,9 @@ async def test_background_run_join_get_list_delete(client: LangGraphClient):
     }
     result = await client.runs.join(thread_id, run["run_id"])
     assert result["count"] == 3
+    # The graph saw the same, so its checkpoints carry it too.
+    checkpoint_metadata = (await client.threads.get_state(thread_id))["metadata"]
+    assert checkpoint_metadata["created_by"] == "system" and checkpoint_metadata["a"] == 1
     fetched = await client.runs.get(thread_id, run["run_id"])
     assert fetched["status"] == "success"
     assert fetched["assistant_id"] == str(

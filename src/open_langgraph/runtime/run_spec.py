@@ -154,7 +154,10 @@ def build_run_config(
             configurable.pop(key, None)
         if checkpoint.get("checkpoint_id"):
             configurable["checkpoint_id"] = checkpoint["checkpoint_id"]
-        configurable["checkpoint_ns"] = checkpoint.get("checkpoint_ns") or ""
+        if "checkpoint_ns" in checkpoint:  # only when the client named one, as on the
+            # Platform: set to "" it would also stamp every chunk's metadata (LangGraph copies
+            # configurable strings there) with the root namespace, hiding the node's own
+            configurable["checkpoint_ns"] = checkpoint["checkpoint_ns"] or ""
         if checkpoint.get("checkpoint_map"):
             configurable["checkpoint_map"] = checkpoint["checkpoint_map"]
     config["metadata"] = {**config.get("metadata", {}), **metadata}

@@ -148,7 +148,9 @@ class RunService:
                 await arm(self._storage, thread_id, requested_ttl(None, self._ttl_defaults))
             thread = found
 
-        checkpoint = payload.checkpoint.model_dump() if payload.checkpoint else None
+        checkpoint = (
+            payload.checkpoint.model_dump(exclude_unset=True) if payload.checkpoint else None
+        )
         if payload.checkpoint_id:
             checkpoint = {**(checkpoint or {}), "checkpoint_id": payload.checkpoint_id}
         config = build_run_config(
@@ -156,6 +158,7 @@ class RunService:
             assistant=assistant,
             run_config=run_config,
             metadata={
+                **(assistant.get("metadata") or {}),
                 **(thread.get("metadata") or {}),
                 **metadata,
                 "graph_id": graph_id,
@@ -214,8 +217,7 @@ class RunService:
         }
         # The run's own metadata is the Platform's merge: the assistant's, the thread's, the
         # config's and the request's, then the ids (what the graph sees, less the attempt).
-        run_metadata = {**(assistant.get("metadata") or {}), **config["metadata"]}
-        run_metadata.pop("run_attempt", None)
+        run_metadata = {k: v for k, v in config["metadata"].items() if k != "run_attempt"}
         run = new_run_record(
             run_id=run_id,
             thread_id=thread_id,
