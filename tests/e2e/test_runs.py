@@ -508,3 +508,17 @@ async def test_enqueued_runs_execute_one_at_a_time_in_creation_order(client: Lan
     done = (await client.threads.get_state(thread_id))["values"]["done"]
     assert done == [f"{n}:{step}" for n in range(6) for step in ("first", "second")]
     assert {(await client.runs.get(thread_id, r["run_id"]))["status"] for r in runs} == {"success"}
+
+
+async def test_a_subgraph_task_s_checkpoint_names_its_namespace_only(client: LangGraphClient):
+    """Stopped before a subgraph starts, its task points at the subgraph's namespace; there
+    is no checkpoint of it yet, so no `checkpoint_id` key (langgraph-api sends none)."""
+    thread_id = await _new_thread(client)
+    await client.runs.wait(thread_id, "nested", input={"count": 0}, interrupt_before=["inner"])
+    state = await client.threads.get_state(thread_id)
+    [task] = state["tasks"]
+    assert task["name"] == "inner"
+    assert set(task["checkpoint"]) == {"thread_id", "checkpoint_ns"}
+    assert task["checkpoint"]["thread_id"] == thread_id
+    assert task["checkpoint"]["checkpoint_ns"].startswith("inner:")
+    assert state["checkpoint"]["checkpoint_id"] == state["checkpoint_id"]

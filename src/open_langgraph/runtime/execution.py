@@ -34,7 +34,7 @@ def coerce_context(graph: Pregel, context: dict[str, Any] | None) -> Any:
 
 def _checkpoint_ref(config: Any) -> dict[str, Any] | None:
     checkpoint = checkpoint_of(config) if isinstance(config, dict) else None
-    if checkpoint is None or not checkpoint["thread_id"] or not checkpoint["checkpoint_id"]:
+    if checkpoint is None or not checkpoint["thread_id"] or not checkpoint.get("checkpoint_id"):
         return None
     return checkpoint
 

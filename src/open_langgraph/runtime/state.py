@@ -18,8 +18,9 @@ def checkpoint_of(config: RunnableConfig | None) -> dict[str, Any] | None:
     checkpoint = {
         "thread_id": configurable.get("thread_id"),
         "checkpoint_ns": configurable.get("checkpoint_ns", ""),
-        "checkpoint_id": configurable.get("checkpoint_id"),
     }
+    if "checkpoint_id" in configurable:  # a subgraph task's config names only its namespace
+        checkpoint["checkpoint_id"] = configurable["checkpoint_id"]
     if configurable.get("checkpoint_map"):
         checkpoint["checkpoint_map"] = configurable["checkpoint_map"]
     return checkpoint
@@ -71,8 +72,8 @@ def snapshot_json(snapshot: StateSnapshot) -> dict[str, Any]:
         "checkpoint": checkpoint,
         "parent_checkpoint": parent,
         "interrupts": [interrupt_json(i) for i in snapshot.interrupts],
-        "checkpoint_id": checkpoint["checkpoint_id"] if checkpoint else None,
-        "parent_checkpoint_id": parent["checkpoint_id"] if parent else None,
+        "checkpoint_id": checkpoint.get("checkpoint_id") if checkpoint else None,
+        "parent_checkpoint_id": parent.get("checkpoint_id") if parent else None,
     }
 
 

@@ -450,5 +450,5 @@ class ThreadService:
         return {
             "checkpoint": checkpoint_json,
             "configurable": checkpoint_json,
-            "checkpoint_id": checkpoint_json["checkpoint_id"] if checkpoint_json else None,
+            "checkpoint_id": checkpoint_json.get("checkpoint_id") if checkpoint_json else None,
         }
