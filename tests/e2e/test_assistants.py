@@ -103,6 +103,12 @@ async def test_graph_drawing_schemas_and_subgraphs(client: LangGraphClient):
     flat = await client.assistants.get_graph("nested")
     xray = await client.assistants.get_graph("nested", xray=True)
     assert len(xray["nodes"]) > len(flat["nodes"])
+    # A depth draws that many levels (the SDK's `xray=1` sends "1"); true draws them all.
+    levels = [
+        len((await client.assistants.get_graph("deeply_nested", xray=x))["nodes"])
+        for x in (False, 1, 2, True)
+    ]
+    assert levels[0] < levels[1] < levels[2] == levels[3]
 
     schemas = await client.assistants.get_schemas("greeter")
     assert schemas["graph_id"] == "greeter"

@@ -30,8 +30,8 @@ def _xray_depth(xray: str) -> bool | int:
     if value in ("true", "false"):
         return value == "true"
     if value.isdigit():
-        depth = int(value)
-        return depth if depth > 1 else bool(depth)
+        depth = int(value)  # 1 is one level of subgraphs (LangGraph's int), not True (all)
+        return depth if depth > 0 else False
     raise InvalidInput("xray must be true, false or a subgraph depth (a whole number)")
 
 
