@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 
 import httpx
 import pytest
@@ -522,3 +523,26 @@ async def test_a_subgraph_task_s_checkpoint_names_its_namespace_only(client: Lan
     assert task["checkpoint"]["thread_id"] == thread_id
     assert task["checkpoint"]["checkpoint_ns"].startswith("inner:")
     assert state["checkpoint"]["checkpoint_id"] == state["checkpoint_id"]
+
+
+async def test_a_run_queued_behind_a_busy_thread_leaves_its_graph_id(
+    client: LangGraphClient, tmp_path: Path
+):
+    """A graph that schedules another graph's run on its own thread (memory-template does):
+    while the first run goes on, the thread still names its graph, so its state is read
+    through the graph that wrote it, as on the Platform."""
+    thread_id = await _new_thread(client)
+    gate = tmp_path / "go"
+    first = await client.runs.create(
+        thread_id, "slow", input={"seconds": 0, "label": "s", "gate": str(gate)}
+    )
+    await _wait_status(client, thread_id, first["run_id"], "running")
+    queued = await client.runs.create(
+        thread_id, "counter", input={"count": 0}, multitask_strategy="enqueue"
+    )
+    thread = await client.threads.get(thread_id)
+    assert thread["metadata"]["graph_id"] == "slow"
+    gate.touch()
+    await client.runs.join(thread_id, first["run_id"])
+    await client.runs.join(thread_id, queued["run_id"])
+    assert (await client.runs.get(thread_id, queued["run_id"]))["status"] == "success"

@@ -58,6 +58,19 @@ class AuthHandlerError(OLGError):
     status_code = 500
 
 
+def searched_metadata(value: dict[str, Any]) -> dict[str, Any] | None:
+    """The metadata a search matches after its `search` handler ran: the handler gets it as a
+    dict (`{}` when the request named none, as on the Platform) and may add to it in place,
+    which restricts the search as a returned filter would (`value["metadata"]["owner"] = ...`
+    in many published auth files). None when nothing is left to match."""
+    metadata = value.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise AuthHandlerError(
+            f"a search handler set metadata to a {type(metadata).__name__}, not an object"
+        )
+    return metadata or None
+
+
 def resolve_handler(auth: Auth, resource: str, action: str) -> Handler | None:
     """The handler that decides `action` on `resource`, or None (allowed)."""
     handlers = auth._handlers

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from langgraph.pregel import Pregel
 
-from open_langgraph.auth.authorize import Authorizer
+from open_langgraph.auth.authorize import Authorizer, searched_metadata
 from open_langgraph.auth.context import current_user
 from open_langgraph.auth.filters import stamped
 from open_langgraph.errors import InvalidInput, NotFound
@@ -197,11 +197,12 @@ class AssistantService:
         value = {
             "graph_id": graph_id,
             "name": name,
-            "metadata": metadata,
+            "metadata": dict(metadata or {}),
             "limit": limit,
             "offset": offset,
         }
         auth_filter = await self._auth.authorize("assistants", "search", value)
+        metadata = searched_metadata(value)
         return await self._storage.search_assistants(
             graph_id=graph_id,
             name=name,
@@ -216,8 +217,9 @@ class AssistantService:
     async def count(
         self, *, graph_id: str | None, name: str | None, metadata: dict[str, Any] | None
     ) -> int:
-        value = {"graph_id": graph_id, "name": name, "metadata": metadata}
+        value = {"graph_id": graph_id, "name": name, "metadata": dict(metadata or {})}
         auth_filter = await self._auth.authorize("assistants", "search", value)
+        metadata = searched_metadata(value)
         return await self._storage.count_assistants(
             graph_id=graph_id, name=name, metadata=metadata, auth_filter=auth_filter
         )

@@ -105,11 +105,6 @@ class RunService:
         stream_modes = (
             [PROTOCOL_STREAM_MODE] if protocol else normalize_stream_modes(payload.stream_mode)
         )
-        run_config, run_context = mirrored_context(payload.config, payload.context)
-        if cron_id is not None:
-            # Set after the two are mirrored: the graph sees it in its config, not context.
-            configurable = run_config.get("configurable") or {}
-            run_config["configurable"] = {**configurable, "cron_id": cron_id}
         if payload.webhook is not None:
             await self._webhooks.check(payload.webhook)
         stateless = thread_id is None
@@ -118,7 +113,15 @@ class RunService:
         run_id = str(uuid.uuid4())
         run_value = self._create_run_value(thread_id, run_id, payload)
         run_filter = await self._auth.authorize("threads", "create_run", run_value)
+        # What the handler left is what runs, as on the Platform: published handlers cap
+        # `kwargs.config.recursion_limit` or drop `configurable` keys in place.
         metadata = dict(run_value.get("metadata") or {})
+        handled = run_value.get("kwargs") or {}
+        run_config, run_context = mirrored_context(handled.get("config"), handled.get("context"))
+        if cron_id is not None:
+            # Set after the two are mirrored: the graph sees it in its config, not context.
+            configurable = run_config.get("configurable") or {}
+            run_config["configurable"] = {**configurable, "cron_id": cron_id}
         assistant = await self._assistants.for_run(payload.assistant_id)
         graph_id = assistant["graph_id"]
         if graph_id not in self._graphs:
@@ -200,7 +203,7 @@ class RunService:
         if durability is None and payload.checkpoint_during is not None:
             durability = "async" if payload.checkpoint_during else "exit"
         kwargs = {
-            "input": payload.input,
+            "input": handled.get("input", payload.input),
             "command": payload.command.model_dump(exclude_unset=True) if payload.command else None,
             "config": config,
             "context": strip_reserved({**(assistant.get("context") or {}), **(run_context or {})}),
@@ -231,7 +234,12 @@ class RunService:
             run,
             ThreadUpdate(
                 status="busy",
-                metadata={"graph_id": graph_id, "assistant_id": assistant["assistant_id"]},
+                # A run queued behind a busy thread's run (a graph scheduling another graph's
+                # run on its own thread) leaves `graph_id` alone, as on the Platform: the
+                # thread's state is still read through the graph that wrote it.
+                metadata={"graph_id": graph_id, "assistant_id": assistant["assistant_id"]}
+                if stateless or thread.get("status") != "busy"
+                else None,
             ),
             None if stateless else payload.multitask_strategy or "enqueue",
             watch=then_wait,
@@ -255,7 +263,7 @@ class RunService:
                 "command": payload.command.model_dump(exclude_unset=True)
                 if payload.command
                 else None,
-                "config": payload.config,
+                "config": dict(payload.config or {}),  # a handler may write into it
                 "context": payload.context,
                 "stream_mode": payload.stream_mode,
                 "webhook": payload.webhook,

@@ -13,7 +13,7 @@ from langgraph.errors import InvalidUpdateError
 from langgraph.pregel import Pregel
 from langgraph.types import StateUpdate
 
-from open_langgraph.auth.authorize import Authorizer
+from open_langgraph.auth.authorize import Authorizer, searched_metadata
 from open_langgraph.auth.context import current_user
 from open_langgraph.auth.filters import stamped
 from open_langgraph.config import ThreadTTLConfig
@@ -265,7 +265,7 @@ class ThreadService:
             raise InvalidInput(f"sort_by must be one of {sorted(THREAD_SORT_FIELDS)}")
         paths = parse_extract(extract) if extract else None
         value = {
-            "metadata": metadata,
+            "metadata": dict(metadata or {}),
             "values": values,
             "status": status,
             "limit": limit,
@@ -273,6 +273,7 @@ class ThreadService:
             "ids": ids,
         }
         auth_filter = await self._auth.authorize("threads", "search", value)
+        metadata = searched_metadata(value)
         found = await self._storage.search_threads(
             ids=ids,
             metadata=metadata,
@@ -296,8 +297,9 @@ class ThreadService:
         values: dict[str, Any] | None,
         status: ThreadStatus | None,
     ) -> int:
-        value = {"metadata": metadata, "values": values, "status": status}
+        value = {"metadata": dict(metadata or {}), "values": values, "status": status}
         auth_filter = await self._auth.authorize("threads", "search", value)
+        metadata = searched_metadata(value)
         return await self._storage.count_threads(
             metadata=metadata, values=values, status=status, auth_filter=auth_filter
         )

@@ -1,0 +1,54 @@
+"""Auth handlers that edit the request's value in place instead of returning a filter
+(`tests/fixtures/auth_in_place.py`): what they leave is what the server does, as on the
+Platform."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.sdk import sdk_client
+from tests.fixtures.server import ServerProcess, serving, write_config
+
+pytestmark = pytest.mark.e2e
+
+AUTH_FILE = Path(__file__).parent.parent / "fixtures" / "auth_in_place.py"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    directory = tmp_path_factory.mktemp("auth-in-place")
+    config = write_config(directory, auth={"path": f"{AUTH_FILE}:auth"})
+    with serving(directory, config) as process:
+        yield process
+
+
+async def test_a_search_handler_adding_the_owner_limits_the_search(served: ServerProcess):
+    async with (
+        sdk_client(served.url, api_key="key-a") as alice,
+        sdk_client(served.url, api_key="key-b") as bob,
+    ):
+        mine = await alice.threads.create()
+        assert mine["metadata"]["user_id"] == "user-a"
+        theirs = await bob.threads.create()
+        # No metadata in the request: the handler gets {} to add to (it got None: a 500).
+        found = {t["thread_id"] for t in await alice.threads.search(limit=100)}
+        assert mine["thread_id"] in found and theirs["thread_id"] not in found
+        assert await bob.threads.count() == 1
+
+
+async def test_a_create_run_handler_capping_the_recursion_limit_is_obeyed(
+    served: ServerProcess,
+):
+    async with sdk_client(served.url, api_key="key-a") as alice:
+        thread = await alice.threads.create()
+        run = await alice.runs.create(
+            thread["thread_id"], "counter", input={"count": 0}, config={"recursion_limit": 1000}
+        )
+        assert run["kwargs"]["config"]["recursion_limit"] == 5
+        await alice.runs.join(thread["thread_id"], run["run_id"])
+        # With no config at all the handler still has one to write into.
+        bare = await alice.runs.create(thread["thread_id"], "counter", input={"count": 0})
+        assert bare["kwargs"]["config"]["recursion_limit"] == 5
