@@ -111,6 +111,20 @@ async def test_events_mode_sends_langchain_callback_events(client: LangGraphClie
     assert values[-1]["messages"][-1]["content"] == ANSWER
 
 
+async def test_events_mode_leaves_out_what_langgraph_hides(client: LangGraphClient):
+    """The `__start__` node and a routing function (langgraph-swarm routes every turn so)
+    are tagged `langsmith:hidden`; the Platform leaves them out of `events`."""
+    parts = [
+        p
+        async for p in client.runs.stream(None, "routed", input={"count": 0}, stream_mode="events")
+    ]
+    events = [p.data for p in parts if p.event == "events"]
+    names = {e["name"] for e in events}
+    assert "a" in names
+    assert not names & {"__start__", "_route_by_count"}
+    assert not any("langsmith:hidden" in (e.get("tags") or []) for e in events)
+
+
 async def test_debug_mode_reports_checkpoints_and_tasks(client: LangGraphClient):
     parts = [
         p

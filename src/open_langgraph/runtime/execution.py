@@ -159,6 +159,7 @@ async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventSt
     async for event in graph.astream_events(graph_input, config, version="v2", **options):
         if event["event"] == "on_chain_stream" and event["run_id"] == root_run_id:
             publisher.publish(event["data"]["chunk"])
-        else:
+        elif "langsmith:hidden" not in (event.get("tags") or ()):
+            # Hidden runs (a graph's `__start__`, a swarm's router) stay out, as on the Platform
             stream.publish("events", dumps(event))
     return publisher.final_values
