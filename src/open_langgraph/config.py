@@ -6,6 +6,7 @@ message naming the file, the key and the problem instead of surfacing on the fir
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from dataclasses import dataclass, field
@@ -235,9 +236,7 @@ def load_config(path: Path) -> AppConfig:
         # Platform keys accepted without effect here (`_ignored_top_level`).
         *_IGNORED_TOP_LEVEL,
     }
-    for key in raw:
-        if key not in known:
-            raise ConfigError(path, key, f"unknown key; expected one of {sorted(known)}")
+    unknown = [_unknown_key_note(key, known) for key in raw if key not in known]
 
     base = path.parent
     env, env_notes = _parse_env(path, base, raw.get("env", {}))
@@ -263,6 +262,7 @@ def load_config(path: Path) -> AppConfig:
         http=http,
         checkpointer=checkpointer,
         ignored=(
+            *unknown,
             *_ignored_top_level(path, raw),
             *graph_notes,
             *env_notes,
@@ -282,6 +282,15 @@ _IGNORED_TOP_LEVEL = {
     "source": "`source` is ignored: it tells LangGraph's image build where the uv project "
     "is; here the project is whatever Python environment runs olg",
 }
+
+
+def _unknown_key_note(key: str, known: set[str]) -> str:
+    """The warning for a top-level key no langgraph.json has. langgraph-cli only warns, and
+    published projects carry such keys (chat-langchain's `config`), so they are served; a
+    misspelt key is named with the one it resembles."""
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.82)
+    hint = f" (did you mean `{close[0]}`?)" if close else ""
+    return f"`{key}` is not a langgraph.json key and is ignored{hint}"
 
 
 def _ignored_top_level(path: Path, raw: dict[str, Any]) -> list[str]:

@@ -68,8 +68,8 @@ def _invalid_json(d: Path) -> Case:
 
 
 def _unknown_key(d: Path) -> Case:
-    text = '{"graphs": {"agent": "./agent.py:graph"}, "grahps": {}}'
-    return Case(_config(d, text), "grahps", "unknown key")
+    text = '{"graphs": {"agent": "./agent.py:graph"}, "auth": {"pth": "a.py:auth"}}'
+    return Case(_config(d, text), "auth.pth", "unknown key")
 
 
 def _bad_cors(d: Path) -> Case:
@@ -314,7 +314,7 @@ print(code, heavy)
 def test_a_config_error_is_reported_before_the_heavy_imports(tmp_path: Path, command: str):
     """A typo in the config file is answered at once: before LangGraph, LangChain and the
     server are imported (seconds on a small machine), in a fresh interpreter."""
-    config = _config(tmp_path, '{"graphs": {"agent": "./agent.py:graph"}, "grahps": 1}')
+    config = _config(tmp_path, '{"graphs": {"agent": "./agent.py:graph"}, "auth": {"pth": 1}}')
     argv = [command, "--config", str(config)]
     if command == "worker":
         argv += ["--database-url", "postgresql://x@127.0.0.1/x", "--redis-url", "redis://x"]
@@ -326,4 +326,4 @@ def test_a_config_error_is_reported_before_the_heavy_imports(tmp_path: Path, com
         check=False,
     )
     assert done.stdout.strip() == f"{exit_codes.CONFIG_ERROR} []", done.stderr
-    assert "`grahps`: unknown key" in done.stderr
+    assert "`auth.pth`: unknown key" in done.stderr
