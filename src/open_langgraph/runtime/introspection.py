@@ -69,6 +69,9 @@ def configurable_schema(graph: Pregel) -> dict[str, Any]:
     schema = TypeAdapter(field.annotation).json_schema()
     for key in _SERVER_CONFIGURABLE:
         schema.get("properties", {}).pop(key, None)
+    config_type = getattr(graph, "config_type", None)
+    if schema and getattr(config_type, "__name__", None):  # as langgraph-api titles it
+        schema["title"] = config_type.__name__
     return schema
 
 
@@ -104,12 +107,27 @@ def graph_schemas(graph: Pregel, graph_id: str) -> dict[str, Any]:
         config_schema = configurable_schema(graph)
     return {
         "graph_id": graph_id,
-        "input_schema": schema_of(input_type, f"{graph_id}_input"),
-        "output_schema": schema_of(output_type, f"{graph_id}_output"),
+        "input_schema": _langgraph_schema(graph.get_input_jsonschema)
+        or schema_of(input_type, f"{graph_id}_input"),
+        "output_schema": _langgraph_schema(graph.get_output_jsonschema)
+        or schema_of(output_type, f"{graph_id}_output"),
         "state_schema": state_schema(graph) or schema_of(state_type, f"{graph_id}_state"),
         "config_schema": config_schema,
-        "context_schema": schema_of(context_type, f"{graph_id}_context"),
+        "context_schema": (
+            _langgraph_schema(graph.get_context_jsonschema) if context_type else None
+        )
+        or schema_of(context_type, f"{graph_id}_context"),
     }
+
+
+def _langgraph_schema(method: Any) -> dict[str, Any] | None:
+    """LangGraph's own schema of a graph's input, output or context, which langgraph-api
+    serves (a dataclass state's title, docstring and field defaults as LangGraph gives
+    them); None where it fails (a `typing.TypedDict` on Python 3.11, where langgraph-api
+    fails the request), for the field-by-field fallback."""
+    with contextlib.suppress(Exception):
+        return method()
+    return None
 
 
 async def graph_drawing(graph: Pregel, config: dict[str, Any], xray: bool | int) -> dict[str, Any]:
