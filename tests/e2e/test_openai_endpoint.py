@@ -397,6 +397,37 @@ async def test_concurrent_requests_queue_and_all_finish(served: ServerProcess) -
     assert all(reason in ("stop", "length") for reason in reasons)
 
 
+async def test_a_request_whose_client_left_while_queued_is_not_decoded(
+    served: ServerProcess,
+) -> None:
+    """A client that times out while its request waits behind another (the openai SDK's
+    timeout, a retry elsewhere) is gone: its tokens are not decoded in front of the next."""
+
+    def gone_count() -> float:
+        families = httpx.get(f"{served.url}/metrics", params={"format": "json"}).json()
+        return sum(
+            s["value"]
+            for s in families.get("olg_openai_requests_total", [])
+            if s["labels"]["outcome"] == "client_gone"
+        )
+
+    before = gone_count()
+    body = {"model": MODEL, "messages": _ask("Count from 1 to 200."), "max_tokens": 120}
+    async with httpx.AsyncClient(base_url=f"{served.url}/v1", timeout=120) as http:
+        long = asyncio.ensure_future(
+            http.post("/chat/completions", json={**body, "max_tokens": 300})
+        )
+        await asyncio.sleep(0.2)  # the long request holds the model
+        with pytest.raises(httpx.ReadTimeout):
+            await http.post("/chat/completions", json=body, timeout=0.3)
+        assert (await long).status_code == 200
+        after = await http.post(
+            "/chat/completions", json={**body, "max_tokens": 2, "messages": _ask("Hi.")}
+        )
+        assert after.status_code == 200
+    assert gone_count() == before + 1
+
+
 def test_metrics_count_requests_tokens_and_queue(served: ServerProcess) -> None:
     families = httpx.get(f"{served.url}/metrics", params={"format": "json"}).json()
     requests = families["olg_openai_requests_total"]

@@ -90,7 +90,8 @@ MODEL_ERRORS = Counter("olg_model_errors", "Chat model calls that raised, by mod
 OPENAI_REQUESTS = Counter(
     "olg_openai_requests",
     "Requests to the OpenAI-compatible endpoint answered, by endpoint, model and outcome "
-    "(ok, or the OpenAI error type).",
+    "(ok, client_gone when the client left while waiting for the model, or the OpenAI error "
+    "type).",
     ["endpoint", "model", "outcome"],
 )
 OPENAI_TOKENS = Counter(

@@ -15,7 +15,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,13 @@ if TYPE_CHECKING:
 #: context window; a small model rambling that far would hold the queue for minutes).
 DEFAULT_MAX_TOKENS = 1024
 _METRICS = metrics.enabled()
+
+#: Whether the request's client has disconnected (Starlette's `Request.is_disconnected`).
+ClientGoneCheck = Callable[[], Awaitable[bool]]
+
+
+class ClientGone(Exception):
+    """The client left while its request waited for the model; nothing is sent."""
 
 
 def _observed() -> RunnableConfig:
@@ -162,8 +169,12 @@ class OpenAIChat:
 
     # -- the queue -----------------------------------------------------------------------------
 
-    async def _acquire(self, call: _Call) -> None:
-        """Wait for the model, then make sure it is loaded (503 with the reason if not)."""
+    async def _acquire(self, call: _Call, gone: ClientGoneCheck | None) -> None:
+        """Wait for the model, then make sure it is loaded (503 with the reason if not).
+
+        `gone` is asked once the model is free: a client that gave up while it waited (its
+        timeout, a retry elsewhere) is not answered, so the tokens nobody will read are not
+        decoded in front of the requests behind it."""
         started = time.monotonic()
         if _METRICS:
             metrics.OPENAI_WAITING.inc()
@@ -173,6 +184,14 @@ class OpenAIChat:
             if _METRICS:
                 metrics.OPENAI_WAITING.dec()
                 metrics.OPENAI_QUEUE_WAIT.observe(time.monotonic() - started)
+        try:
+            left = gone is not None and await gone()
+        except BaseException:
+            self._lock.release()
+            raise
+        if left:
+            self._lock.release()
+            raise ClientGone
         from open_langgraph.models.errors import ModelError
         from open_langgraph.models.local.catalog import LOCAL_MODELS
         from open_langgraph.models.local.runner import is_loaded
@@ -195,10 +214,12 @@ class OpenAIChat:
 
     # -- answering -----------------------------------------------------------------------------
 
-    async def complete(self, request: ChatCompletionRequest) -> dict[str, Any]:
+    async def complete(
+        self, request: ChatCompletionRequest, gone: ClientGoneCheck | None = None
+    ) -> dict[str, Any]:
         """A whole `chat.completion` body."""
         call = self.prepare(request)
-        await self._acquire(call)
+        await self._acquire(call, gone)
         started = time.monotonic()
         work = asyncio.ensure_future(
             asyncio.to_thread(
@@ -223,14 +244,16 @@ class OpenAIChat:
             message, completion_id=_completion_id(), created=int(time.time()), model=call.name
         )
 
-    async def stream(self, request: ChatCompletionRequest) -> AsyncIterator[dict[str, Any]]:
+    async def stream(
+        self, request: ChatCompletionRequest, gone: ClientGoneCheck | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
         """The `chat.completion.chunk` objects of a streamed reply, once the model is ready.
 
         Validation, the queue and the model's load happen before this returns, so their
         errors are HTTP statuses; an error while decoding ends the stream with an `error`.
         """
         call = self.prepare(request)
-        await self._acquire(call)
+        await self._acquire(call, gone)
         include_usage = bool(request.stream_options and request.stream_options.include_usage)
         return self._chunks(call, include_usage)
 

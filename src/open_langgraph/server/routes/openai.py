@@ -23,7 +23,7 @@ from starlette.responses import Response, StreamingResponse
 from open_langgraph.observability import metrics
 from open_langgraph.server.responses import JSONResponse
 from open_langgraph.server.route_index import IndexedRouter
-from open_langgraph.services.openai_chat import OpenAIChat
+from open_langgraph.services.openai_chat import ClientGone, OpenAIChat
 from open_langgraph.services.openai_embeddings import OpenAIEmbeddings
 from open_langgraph.services.openai_models import OpenAIError, model_list, model_not_found
 from open_langgraph.services.openai_types import ChatCompletionRequest, EmbeddingRequest
@@ -90,12 +90,16 @@ async def chat_completions(request: Request) -> Response:
     """OpenAI's chat completions (streamed with `stream: true`), on an embedded model."""
     body = await _read(request, ChatCompletionRequest)
     chat = _endpoint(request).chat
-    if not body.stream:
-        answer = await chat.complete(body)
-        request.state.openai_model = answer["model"]
-        _count(request, "ok")
-        return JSONResponse(answer)
-    chunks = await chat.stream(body)
+    try:
+        if not body.stream:
+            answer = await chat.complete(body, request.is_disconnected)
+            request.state.openai_model = answer["model"]
+            _count(request, "ok")
+            return JSONResponse(answer)
+        chunks = await chat.stream(body, request.is_disconnected)
+    except ClientGone:
+        _count(request, "client_gone")
+        return Response(status_code=499)  # nginx's "client closed request": nobody reads it
     _count(request, "ok")
     return StreamingResponse(_sse(chunks), media_type="text/event-stream")
 
