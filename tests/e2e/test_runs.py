@@ -149,6 +149,8 @@ async def test_failing_run_reports_error_everywhere(client: LangGraphClient):
 async def test_interrupt_and_resume(client: LangGraphClient):
     thread_id = await _new_thread(client)
     paused = await client.runs.wait(thread_id, "hitl", input={"request": "refund"})
+    # As the streamed updates show it (and langgraph-api's wait output does).
+    assert set(paused["__interrupt__"][0]) == {"value", "id", "response_schema"}
     assert paused["__interrupt__"][0]["value"] == {"question": "approve refund?"}
     interrupt_id = paused["__interrupt__"][0]["id"]
     thread = await client.threads.get(thread_id)

@@ -25,7 +25,7 @@ from open_langgraph.runtime.execution import stream_graph
 from open_langgraph.runtime.graphs import GraphRegistry
 from open_langgraph.runtime.outage import OUTAGE_ATTEMPTS, database_back, database_unavailable
 from open_langgraph.runtime.settling import retrying, storage_error
-from open_langgraph.runtime.state import interrupt_json, thread_update_from
+from open_langgraph.runtime.state import thread_update_from
 from open_langgraph.runtime.webhooks import WebhookSender
 from open_langgraph.serde import dumps, to_jsonable
 from open_langgraph.storage._last_checkpoint import KeptCheckpoint
@@ -349,7 +349,8 @@ class RunManager:
         thread_update = thread_update_from(snapshot)
         output = to_jsonable(final_values) if final_values is not None else thread_update.values
         if snapshot.interrupts and isinstance(output, dict):
-            output["__interrupt__"] = [interrupt_json(i) for i in snapshot.interrupts]
+            # Encoded as the streamed `updates` encode them (`response_schema` always there)
+            output["__interrupt__"] = to_jsonable(list(snapshot.interrupts))
         # A run that stops at an interrupt ended as it should: `success`, as on the Platform
         # (langgraph-api 0.16); its thread is `interrupted`. A run's own `interrupted` means
         # it was cancelled.
