@@ -14,7 +14,9 @@ question have one right first move that the embedded model does not always make:
   `date_calculator` as `days in a leap year`.
 - **A conversion of one quantity** ("how many hours are there in 3 weeks?", "how many grams is
   2.5 kg?"): the model took "weeks" for a calendar sum and answered with a date three weeks
-  ahead. It goes to the calculator as `3 weeks in hours`, which converts units.
+  ahead. It goes to the calculator as `3 weeks in hours`, which converts units. A temperature
+  ("convert 100 degrees Fahrenheit to Celsius", for which the model wrote `100 / 1.8`) goes
+  as `100 fahrenheit in celsius`.
 
 Only when the model's own first move is something else (a date sum of its own that computes
 the same answer stands), and only for a question that is that
@@ -37,6 +39,7 @@ from open_langgraph.tools.dates import (
     dates_named_in,
     days_in_expression,
 )
+from open_langgraph.tools.temperature import scale_of
 from open_langgraph.tools.units import UNITS
 
 _ASKS_WEEKDAY = re.compile(
@@ -52,6 +55,20 @@ _CONVERSIONS = (
     re.compile(
         rf"^(?:convert|what\s+is|what's|how\s+much\s+is)\s+{_AMOUNT}\s+(?P<unit>[a-z]+)\s+"
         r"(?:in|to|into)\s+(?P<target>[a-z]+)$"
+    ),
+)
+#: "Convert 100 degrees Fahrenheit to Celsius", "what is 37 C in F", "how many degrees
+#: Fahrenheit is 20 degrees Celsius": a small model wrote `100 / 1.8` for the first.
+_DEGREES = r"(?:degrees?\s+|°\s*)?"
+_TEMPERATURE_AMOUNT = r"(?P<amount>-?\d+(?:[.,]\d+)?)\s*"
+_TEMPERATURES = (
+    re.compile(
+        rf"^(?:convert|what\s+is|what's)\s+{_TEMPERATURE_AMOUNT}{_DEGREES}(?P<unit>°?[a-z]+)\s+"
+        rf"(?:in|to|into)\s+{_DEGREES}(?P<target>°?[a-z]+)$"
+    ),
+    re.compile(
+        r"^how\s+many\s+degrees\s+(?P<target>[a-z]+)\s+(?:is|are)\s+"
+        rf"{_TEMPERATURE_AMOUNT}{_DEGREES}(?P<unit>°?[a-z]+)$"
     ),
 )
 _AMOUNT_WORDS = {"a": "1", "an": "1", "one": "1", "half a": "0.5", "half an": "0.5"}
@@ -104,9 +121,13 @@ def conversion_of(question: str) -> str | None:
             continue
         unit, target = UNITS.get(found["unit"]), UNITS.get(found["target"])
         if unit is None or target is None or unit.dimension != target.dimension:
-            return None
+            break  # not two units of one kind: perhaps two temperature scales
         amount = _AMOUNT_WORDS.get(found["amount"], _decimal(found["amount"]))
         return f"{amount} {found['unit']} in {found['target']}"
+    for pattern in _TEMPERATURES:
+        found = pattern.match(text)
+        if found and scale_of(found["unit"]) and scale_of(found["target"]):
+            return f"{_decimal(found['amount'])} {found['unit']} in {found['target']}"
     return None
 
 

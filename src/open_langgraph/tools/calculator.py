@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 
 from open_langgraph.tools.calculator_words import PERCENT_FUNCTION, UNIT_PREFIX, normalize
+from open_langgraph.tools.temperature import scale_of
 from open_langgraph.tools.units import BY_SYMBOL, UNITS, Quantity, UnitError
 
 MAX_EXPRESSION_LENGTH = 500
@@ -120,6 +121,10 @@ def _split_target(expression: str) -> tuple[str, str | None]:
     if match is None:
         return expression, None
     names = [name.lower() for name in match.groups() if name]
+    if any(scale_of(name) for name in names):  # `100 F in C` read as `100` was 100
+        raise CalculatorError(
+            "a temperature converts on its own, as one value and two scales: 100 F in C"
+        )
     if not all(name in UNITS for name in names):
         return expression, None
     symbols = [UNITS[name].symbol for name in names]

@@ -22,6 +22,9 @@ from .conftest import ModelScript, tool_call
         ("How many grams is 2.5 kg?", "2.5 kg in grams"),
         ("How many metres is 1,200 km?", "1200 km in metres"),
         ("Convert 10 km to miles.", "10 km in miles"),
+        ("Convert 100 degrees Fahrenheit to Celsius.", "100 fahrenheit in celsius"),
+        ("What is 37 C in F?", "37 c in f"),
+        ("How many degrees Fahrenheit is 20 degrees Celsius?", "20 celsius in fahrenheit"),
     ],
 )
 def test_one_quantity_converted_is_a_conversion(question: str, expression: str) -> None:
@@ -34,6 +37,7 @@ def test_one_quantity_converted_is_a_conversion(question: str, expression: str) 
         "I sleep 8 hours a night. How many hours in a week?",  # a word problem
         "How many grams are there in 3 weeks?",  # two kinds
         "How many apples are there in 3 boxes?",  # not units
+        "What is 5 apples in pears?",  # neither units nor temperatures
         "How many days are there in a leap year?",
     ],
 )
