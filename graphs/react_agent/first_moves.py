@@ -39,7 +39,7 @@ from open_langgraph.tools.dates import (
     dates_named_in,
     days_in_expression,
 )
-from open_langgraph.tools.temperature import scale_of
+from open_langgraph.tools.temperature import convert_temperature, scale_of
 from open_langgraph.tools.units import UNITS
 
 _ASKS_WEEKDAY = re.compile(
@@ -87,9 +87,24 @@ def first_move(
     if calendar_sum and DATE_TOOL in tool_names and not _same_date_sum(response, calendar_sum):
         return forced_call(response, DATE_TOOL, {"expression": calendar_sum})
     conversion = conversion_of(question)
-    if conversion and CALCULATOR in tool_names and names != {CALCULATOR}:
+    if (
+        conversion
+        and CALCULATOR in tool_names
+        and (names != {CALCULATOR} or _other_temperature(response, conversion))
+    ):
         return forced_call(response, CALCULATOR, {"expression": conversion})
     return response
+
+
+def _other_temperature(response: AIMessage, conversion: str) -> bool:
+    """Whether `conversion` is a temperature's and the model's own calculator call does not
+    convert it so: its arithmetic for one (`100 / 1.8` for Fahrenheit in Celsius) is wrong
+    more often than not, where its unit conversions are right."""
+    wanted = convert_temperature(conversion)
+    if wanted is None:
+        return False
+    expression = str(response.tool_calls[0]["args"].get("expression", ""))
+    return convert_temperature(expression) != wanted
 
 
 def date_sum_of(question: str) -> str | None:

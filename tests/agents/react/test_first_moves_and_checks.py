@@ -262,3 +262,14 @@ async def test_an_answer_that_uses_a_failure_is_kept(script: ModelScript) -> Non
     )
     result = await graph.ainvoke({"messages": [HumanMessage("What is 1 divided by 0?")]})
     assert result["messages"][-1].content.startswith("Dividing by zero has no answer")
+
+
+async def test_the_models_own_arithmetic_for_a_temperature_is_replaced(
+    script: ModelScript,
+) -> None:
+    script(tool_call("calculator", "c1", expression="100 / 1.8"), AIMessage("37.78 °C"))
+    result = await graph.ainvoke(
+        {"messages": [HumanMessage("Convert 100 degrees Fahrenheit to Celsius.")]}
+    )
+    found = result["messages"][2]
+    assert isinstance(found, ToolMessage) and found.content == "37.78 °C"
