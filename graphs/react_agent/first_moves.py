@@ -17,6 +17,10 @@ question have one right first move that the embedded model does not always make:
   ahead. It goes to the calculator as `3 weeks in hours`, which converts units. A temperature
   ("convert 100 degrees Fahrenheit to Celsius", for which the model wrote `100 / 1.8`) goes
   as `100 fahrenheit in celsius`.
+- **Comparing or sorting the numbers given** ("which is bigger, 9.11 or 9.9?", "sort these
+  numbers from smallest to largest: 42, 7, 19, 3, 25"): the model subtracted and misread the
+  sign, and called a list "already sorted". It goes to the calculator as `max(9.11, 9.9)` or
+  `sort 42, 7, 19, 3, 25`.
 
 Only when the model's own first move is something else (a date sum of its own that computes
 the same answer stands), and only for a question that is that
@@ -71,6 +75,22 @@ _TEMPERATURES = (
         rf"{_TEMPERATURE_AMOUNT}{_DEGREES}(?P<unit>°?[a-z]+)$"
     ),
 )
+#: "Which is bigger, 9.11 or 9.9?", "which number is smaller: -3 or 2": a small model
+#: subtracted one from the other and misread the sign.
+_COMPARE_NUMBER = r"-?\d+(?:\.\d+)?"
+_COMPARISON = re.compile(
+    r"^(?:which|what)\s+(?:number\s+|one\s+|value\s+)?is\s+(?:the\s+)?"
+    r"(?P<way>bigger|larger|greater|higher|smaller|less|lower)(?:\s+number)?[,:]?\s+"
+    rf"(?P<a>{_COMPARE_NUMBER})\s+or\s+(?P<b>{_COMPARE_NUMBER})$"
+)
+#: "Sort these numbers from smallest to largest: 42, 7, 19, 3, 25": the model called the
+#: calculator with the list, was refused, and answered that they were already sorted.
+_SORT = re.compile(
+    r"^(?:sort|order|arrange|put)\b[^:\d]*:?\s*"
+    rf"(?P<numbers>{_COMPARE_NUMBER}(?:\s*,\s*(?:and\s+)?{_COMPARE_NUMBER}|\s+and\s+"
+    rf"{_COMPARE_NUMBER})+)(?:\s+(?:from|in)\b[^\d]*)?$"
+)
+_NUMBER = re.compile(_COMPARE_NUMBER)
 _AMOUNT_WORDS = {"a": "1", "an": "1", "one": "1", "half a": "0.5", "half an": "0.5"}
 
 
@@ -86,6 +106,9 @@ def first_move(
     calendar_sum = date_sum_of(question)
     if calendar_sum and DATE_TOOL in tool_names and not _same_date_sum(response, calendar_sum):
         return forced_call(response, DATE_TOOL, {"expression": calendar_sum})
+    ordering = ordering_of(question)
+    if ordering and CALCULATOR in tool_names and not _same_result(response, ordering):
+        return forced_call(response, CALCULATOR, {"expression": ordering})
     conversion = conversion_of(question)
     if (
         conversion
@@ -94,6 +117,32 @@ def first_move(
     ):
         return forced_call(response, CALCULATOR, {"expression": conversion})
     return response
+
+
+def ordering_of(question: str) -> str | None:
+    """`max(9.11, 9.9)` for "Which is bigger, 9.11 or 9.9?", `sort 42, 7, 19` for "Sort these
+    numbers from smallest to largest: 42, 7, 19": a question that only compares or orders the
+    numbers it gives; else None."""
+    text = re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
+    found = _COMPARISON.match(text)
+    if found:
+        largest = found["way"] in ("bigger", "larger", "greater", "higher")
+        return f"{'max' if largest else 'min'}({found['a']}, {found['b']})"
+    found = _SORT.match(text)
+    if found:
+        numbers = ", ".join(_NUMBER.findall(found["numbers"]))
+        descending = re.search(r"largest to|biggest to|highest to|descending|decreasing", text)
+        return f"sort {'descending ' if descending else ''}{numbers}"
+    return None
+
+
+def _same_result(response: AIMessage, expression: str) -> bool:
+    """Whether `response` is one calculator call with `expression` itself: the model's own
+    call stands when it is the same."""
+    if [call["name"] for call in response.tool_calls] != [CALCULATOR]:
+        return False
+    own = str(response.tool_calls[0]["args"].get("expression", ""))
+    return own.replace(" ", "") == expression.replace(" ", "")
 
 
 def _other_temperature(response: AIMessage, conversion: str) -> bool:

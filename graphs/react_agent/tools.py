@@ -33,6 +33,7 @@ from open_langgraph.tools.calculator import format_result
 from open_langgraph.tools.calculator_notes import calculator_notes
 from open_langgraph.tools.passage_focus import focus_tables
 from open_langgraph.tools.search import interleaved, query_terms
+from open_langgraph.tools.sorting import sort_numbers
 from open_langgraph.tools.temperature import convert_temperature
 
 
@@ -104,8 +105,8 @@ def calculator(
     (2.5 kg * 4 in g, 400 m / 80 s * 6 min, 3 weeks in hours) and it converts. Put the whole
     calculation in one expression and give its result as the answer."""
     try:
-        if (temperature := convert_temperature(expression)) is not None:
-            return temperature
+        if (read := convert_temperature(expression) or sort_numbers(expression)) is not None:
+            return read
         value = calculate(expression)
     except (CalculatorError, ValueError) as exc:
         raise ToolException(f"calculator refused {expression!r}: {exc}") from exc

@@ -135,3 +135,10 @@ def test_the_tool_answers_the_model_with_the_number_and_refuses_with_a_reason() 
     description = str(calculator.args["expression"]["description"])
     for form in ("15% of 80", "20% off 150", "150 + 7%", "sqrt(2)", "2^10", "3 squared"):
         assert form in description
+
+
+def test_max_and_min_of_plain_numbers() -> None:
+    assert calculate("max(9.11, 9.9)") == 9.9
+    assert calculate("min(3, -4, 5)") == -4
+    with pytest.raises(CalculatorError, match="plain numbers"):
+        calculate("max(2 kg, 3 kg)")

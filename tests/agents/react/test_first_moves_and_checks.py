@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graphs.react_agent import graph
-from graphs.react_agent.first_moves import conversion_of, weekday_date
+from graphs.react_agent.first_moves import conversion_of, ordering_of, weekday_date
 
 from .conftest import ModelScript, tool_call
 
@@ -231,13 +231,13 @@ async def test_an_answer_repeating_a_failed_calculator_is_asked_again(
     script: ModelScript,
 ) -> None:
     model = script(
-        tool_call("calculator", "c1", expression="sort: 42, 7, 19, 3, 25"),
+        tool_call("calculator", "c1", expression="median: 42, 7, 19, 3, 25"),
         AIMessage("The input is not an arithmetic expression."),
-        AIMessage("3, 7, 19, 25, 42"),
+        AIMessage("The median is 19."),
     )
-    question = "Sort these numbers from smallest to largest: 42, 7, 19, 3, 25."
+    question = "What is the median of 42, 7, 19, 3 and 25?"
     result = await graph.ainvoke({"messages": [HumanMessage(question)]})
-    assert result["messages"][-1].content == "3, 7, 19, 25, 42"
+    assert result["messages"][-1].content == "The median is 19."
     note = str(model.seen[-1][-1].content)
     assert note.startswith("The tool could not help with this (calculator refused")
 
@@ -273,3 +273,38 @@ async def test_the_models_own_arithmetic_for_a_temperature_is_replaced(
     )
     found = result["messages"][2]
     assert isinstance(found, ToolMessage) and found.content == "37.78 °C"
+
+
+@pytest.mark.parametrize(
+    ("question", "expression"),
+    [
+        ("Which number is bigger, 9.11 or 9.9?", "max(9.11, 9.9)"),
+        ("Which is larger: 3.5 or 3.45?", "max(3.5, 3.45)"),
+        ("What is smaller, -3 or 2?", "min(-3, 2)"),
+        ("Sort these numbers from smallest to largest: 42, 7, 19, 3, 25.", "sort 42, 7, 19, 3, 25"),
+        ("Sort 5, 3 and 9 from largest to smallest.", "sort descending 5, 3, 9"),
+        ("Put these in descending order: 1, 3, 2", "sort descending 1, 3, 2"),
+        ("Which is bigger, a cat or a dog?", None),
+        ("What is 2 + 2?", None),
+    ],
+)
+def test_a_question_comparing_or_sorting_its_numbers(question: str, expression: str | None):
+    assert ordering_of(question) == expression
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Which number is bigger, 9.11 or 9.9?", "9.9"),
+        ("Sort these numbers from smallest to largest: 42, 7, 19, 3, 25.", "3, 7, 19, 25, 42"),
+        ("Sort 5, 3 and 9 from largest to smallest.", "9, 5, 3"),
+    ],
+)
+async def test_comparing_and_sorting_go_to_the_calculator(
+    script: ModelScript, question: str, answer: str
+) -> None:
+    script(AIMessage("They are already in order."), AIMessage(answer))
+    result = await graph.ainvoke({"messages": [HumanMessage(question)]})
+    found = result["messages"][2]
+    assert isinstance(found, ToolMessage) and found.name == "calculator"
+    assert found.content == answer
