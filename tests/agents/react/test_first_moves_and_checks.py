@@ -244,14 +244,13 @@ async def test_an_answer_repeating_a_failed_calculator_is_asked_again(
 
 async def test_an_answer_repeating_an_empty_search_is_asked_again(script: ModelScript) -> None:
     script(
-        tool_call("search", "s1", query="chemical symbol gold"),
-        AIMessage("No results for 'chemical symbol gold'."),
-        AIMessage("The chemical symbol for gold is Au."),
+        tool_call("search", "s1", query="zqxv frobnicated"),
+        AIMessage("No results for 'zqxv frobnicated'."),
+        AIMessage("A blorp's zqxv is its frobnication."),
     )
-    result = await graph.ainvoke(
-        {"messages": [HumanMessage("What is the chemical symbol for gold?")]}
-    )
-    assert result["messages"][-1].content == "The chemical symbol for gold is Au."
+    # Words no document holds, so the search (which also looks the question up) finds nothing.
+    result = await graph.ainvoke({"messages": [HumanMessage("What is the zqxv of a blorp?")]})
+    assert result["messages"][-1].content == "A blorp's zqxv is its frobnication."
 
 
 async def test_an_answer_that_uses_a_failure_is_kept(script: ModelScript) -> None:
