@@ -39,6 +39,10 @@ def failure_of(message: BaseMessage) -> str | None:
     None."""
     if not isinstance(message, ToolMessage) or not isinstance(message.content, str):
         return None
+    if message.additional_kwargs.get("lc_source"):
+        # Put there by the harness, not by a tool (a person's rejection of the call, in the
+        # HITL agent): the answer should say what the person decided.
+        return None
     text = message.content.strip()
     if message.status == "error" or text.startswith("No results for"):
         return text

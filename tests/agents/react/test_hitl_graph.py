@@ -83,6 +83,22 @@ async def test_edited_arguments_are_what_runs_and_what_the_conversation_shows(
     assert len(done["messages"]) == 4
 
 
+async def test_an_answer_repeating_a_rejection_stands(script: ModelScript, agent: Pregel):
+    """A person's rejection is no failed tool: an answer telling what the person decided is
+    not sent back to be answered from the model's knowledge (`failed_tools`)."""
+    script(
+        tool_call("calculator", "c1", expression="6 * 7"),
+        AIMessage("A person rejected the call to calculator: No arithmetic today."),
+    )
+    config = thread()
+    await agent.ainvoke({"messages": [HumanMessage("calculate 6 * 7")]}, config)
+    reject = {"type": "reject", "message": "No arithmetic today."}
+    done = await agent.ainvoke(Command(resume=reject), config)
+    assert done["messages"][-1].content == (
+        "A person rejected the call to calculator: No arithmetic today."
+    )
+
+
 async def test_a_rejected_call_never_runs_and_the_model_reads_why(
     script: ModelScript, agent: Pregel
 ) -> None:
