@@ -136,13 +136,19 @@ def ordering_of(question: str) -> str | None:
     return None
 
 
+def _own_expression(response: AIMessage, tool: str) -> str | None:
+    """The expression of the model's own move when that move is one call of `tool`, else
+    None: the checks below let such a call stand when it computes what the question asks."""
+    if [call["name"] for call in response.tool_calls] != [tool]:
+        return None
+    return str(response.tool_calls[0]["args"].get("expression", ""))
+
+
 def _same_result(response: AIMessage, expression: str) -> bool:
     """Whether `response` is one calculator call with `expression` itself: the model's own
     call stands when it is the same."""
-    if [call["name"] for call in response.tool_calls] != [CALCULATOR]:
-        return False
-    own = str(response.tool_calls[0]["args"].get("expression", ""))
-    return own.replace(" ", "") == expression.replace(" ", "")
+    own = _own_expression(response, CALCULATOR)
+    return own is not None and own.replace(" ", "") == expression.replace(" ", "")
 
 
 def _other_temperature(response: AIMessage, conversion: str) -> bool:
@@ -198,12 +204,11 @@ def conversion_of(question: str) -> str | None:
 def _same_date_sum(response: AIMessage, expression: str) -> bool:
     """Whether `response` is one date sum that answers as `expression` does: the model's own
     wording stands when it computes the same thing."""
-    if [call["name"] for call in response.tool_calls] != [DATE_TOOL]:
+    own = _own_expression(response, DATE_TOOL)
+    if own is None:
         return False
     try:
-        return date_calculate(str(response.tool_calls[0]["args"].get("expression", ""))) == (
-            date_calculate(expression)
-        )
+        return date_calculate(own) == date_calculate(expression)
     except DateExpressionError:
         return False
 
