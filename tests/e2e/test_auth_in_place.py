@@ -4,9 +4,11 @@ Platform."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.fixtures.sdk import sdk_client
@@ -52,3 +54,18 @@ async def test_a_create_run_handler_capping_the_recursion_limit_is_obeyed(
         # With no config at all the handler still has one to write into.
         bare = await alice.runs.create(thread["thread_id"], "counter", input={"count": 0})
         assert bare["kwargs"]["config"]["recursion_limit"] == 5
+
+
+async def test_a_run_of_a_missing_assistant_is_404_before_any_handler_refuses_it(
+    served: ServerProcess,
+):
+    async with sdk_client(served.url, api_key="key-a") as alice:
+        thread = await alice.threads.create()
+        forbidden = {"forbidden": True}
+        with pytest.raises(httpx.HTTPStatusError) as missing:
+            await alice.runs.create(thread["thread_id"], str(uuid.uuid4()), metadata=forbidden)
+        assert missing.value.response.status_code == 404
+        # An assistant that exists meets the handler, which refuses it.
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            await alice.runs.create(thread["thread_id"], "counter", metadata=forbidden)
+        assert refused.value.response.status_code == 403

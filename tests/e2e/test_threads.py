@@ -112,6 +112,9 @@ async def test_update_state_as_node_and_from_a_checkpoint(client: LangGraphClien
     state = await client.threads.get_state(thread_id)
     assert state["values"]["count"] == 100
     assert state["metadata"]["source"] == "update"
+    # An edit's checkpoint names its graph as a run's do (history filters on it).
+    by_graph = await client.threads.get_history(thread_id, metadata={"graph_id": "counter"})
+    assert [h["metadata"]["source"] for h in by_graph][:2] == ["update", "loop"]
     assert (await client.threads.get(thread_id))["values"]["count"] == 100
 
     # Editing as node "a" leaves "b" to run next: the thread waits to be resumed.

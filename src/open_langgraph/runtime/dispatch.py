@@ -129,7 +129,9 @@ class LocalDispatcher(RunDispatcher):
         run["status"] = "running" if starts_now else "pending"
         await self._storage.create_run(run, thread_update)
         self.manager.submit(run, started=starts_now)
-        return run
+        # The answer shows the run as created, `pending`, as the Platform's does (and queue
+        # mode's): a run that starts at once is stored `running` without a second write.
+        return {**run, "status": "pending"}
 
     async def wait(self, thread_id: str, run_id: str) -> RunOutcome | None:
         handle = self.manager.handle(run_id)

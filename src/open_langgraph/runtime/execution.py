@@ -70,11 +70,13 @@ class _ChunkPublisher:
         self._stream = stream
         self._subgraphs = subgraphs
         # LangGraph modes published under their own name ("messages-tuple" is LangGraph's
-        # "messages" as is); "messages" itself goes through the assembler.
+        # "messages" as is); "messages" itself goes through the assembler. Asked for both,
+        # a client gets the tuples alone, as from the Platform: one family of message events.
         self._plain = {
             STREAM_MODES[mode] for mode in requested if mode not in ("messages", "events")
         }
-        self._assembler = MessageAssembler() if "messages" in requested else None
+        assembled = "messages" in requested and "messages-tuple" not in requested
+        self._assembler = MessageAssembler() if assembled else None
         self.graph_modes = sorted(
             self._plain | {"values"} | ({"messages"} if self._assembler else set())
         )

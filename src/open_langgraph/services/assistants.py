@@ -86,10 +86,19 @@ class AssistantService:
     async def for_run(self, assistant_id: str) -> dict[str, Any]:
         """The assistant a run uses. As on LangGraph Platform, a graph's system assistant is
         usable by every user; another assistant only inside the user's read filter."""
-        resolved = self.resolve_id(assistant_id)
-        assistant = await self._storage.get_assistant(resolved)
+        return await self.usable_for_run(await self.stored_for_run(assistant_id), assistant_id)
+
+    async def stored_for_run(self, assistant_id: str) -> dict[str, Any]:
+        """The stored assistant a run names, before any auth handler is asked: the Platform
+        answers 404 for a missing one even where a `create_run` handler would refuse."""
+        assistant = await self._storage.get_assistant(self.resolve_id(assistant_id))
         if assistant is None:
             raise NotFound(f"Assistant {assistant_id} not found")
+        return assistant
+
+    async def usable_for_run(self, assistant: dict[str, Any], named_as: str) -> dict[str, Any]:
+        """`assistant` if the user may run it (see `for_run`), else NotFound."""
+        resolved = assistant["assistant_id"]
         if resolved != system_assistant_id(assistant["graph_id"]):
             auth_filter = await self._auth.authorize(
                 "assistants", "read", {"assistant_id": resolved}
@@ -97,7 +106,7 @@ class AssistantService:
             if auth_filter is not None and not matches_auth_filter(
                 assistant["metadata"], auth_filter
             ):
-                raise NotFound(f"Assistant {assistant_id} not found")
+                raise NotFound(f"Assistant {named_as} not found")
         return assistant
 
     def _check_graph(self, graph_id: str) -> None:

@@ -111,6 +111,7 @@ class RunService:
         if thread_id is not None:
             check_uuid(thread_id, "thread ID")
         run_id = str(uuid.uuid4())
+        stored_assistant = await self._assistants.stored_for_run(payload.assistant_id)
         run_value = self._create_run_value(thread_id, run_id, payload)
         run_filter = await self._auth.authorize("threads", "create_run", run_value)
         # What the handler left is what runs, as on the Platform: published handlers cap
@@ -122,7 +123,7 @@ class RunService:
             # Set after the two are mirrored: the graph sees it in its config, not context.
             configurable = run_config.get("configurable") or {}
             run_config["configurable"] = {**configurable, "cron_id": cron_id}
-        assistant = await self._assistants.for_run(payload.assistant_id)
+        assistant = await self._assistants.usable_for_run(stored_assistant, payload.assistant_id)
         graph_id = assistant["graph_id"]
         if graph_id not in self._graphs:
             raise NotFound(f"Graph {graph_id!r} of assistant {payload.assistant_id} is not served")

@@ -437,10 +437,12 @@ class ThreadService:
                 )
             if as_node is not None and as_node not in graph.nodes and as_node not in PSEUDO_NODES:
                 raise BadRequest(f"Node {as_node!r} does not exist; nodes are {list(graph.nodes)}")
+            update_config = _checkpoint_config(thread_id, checkpoint)
+            # The checkpoint an edit writes names its graph, as a run's do and as the
+            # Platform's edits do: history filtered by `graph_id` finds it.
+            update_config["metadata"] = {"graph_id": thread["metadata"]["graph_id"]}
             try:
-                config = await graph.aupdate_state(
-                    _checkpoint_config(thread_id, checkpoint), values, as_node=as_node
-                )
+                config = await graph.aupdate_state(update_config, values, as_node=as_node)
             except (ValueError, KeyError, TypeError, InvalidUpdateError) as exc:
                 raise BadRequest(f"cannot update the state: {exc}") from exc
             snapshot = await graph.aget_state({"configurable": {"thread_id": thread_id}})
