@@ -1,6 +1,6 @@
 """A question whose form names its tool starts with that tool.
 
-`search_first` sends a question about this project to the docs. Four more forms of everyday
+`search_first` sends a question about this project to the docs. More forms of everyday
 question have one right first move that the embedded model does not always make:
 
 - **The weekday of a date it names** ("what day of the week was 1 January 2000?"): the model
@@ -17,6 +17,9 @@ question have one right first move that the embedded model does not always make:
   ahead. It goes to the calculator as `3 weeks in hours`, which converts units. A temperature
   ("convert 100 degrees Fahrenheit to Celsius", for which the model wrote `100 / 1.8`) goes
   as `100 fahrenheit in celsius`.
+- **Counting the letters of a word it spells out** ("how many r's are in strawberry?"): the
+  model reads tokens, not letters, and said one. It goes to the calculator as
+  `count r in strawberry` (or `vowels in banana`), which counts them (`tools/letters.py`).
 - **Comparing or sorting the numbers given** ("which is bigger, 9.11 or 9.9?", "sort these
   numbers from smallest to largest: 42, 7, 19, 3, 25"): the model subtracted and misread the
   sign, and called a list "already sorted". It goes to the calculator as `max(9.11, 9.9)` or
@@ -91,6 +94,39 @@ _SORT = re.compile(
     rf"{_COMPARE_NUMBER})+)(?:\s+(?:from|in)\b[^\d]*)?$"
 )
 _NUMBER = re.compile(_COMPARE_NUMBER)
+#: "How many r's are in strawberry?", "how many times does the letter s appear in
+#: mississippi", "how many vowels does 'queue' have": the model sees tokens, not letters, and
+#: said strawberry has one r.
+_LETTER = r"""(?P<lq>['"]?)(?P<letter>[a-z])(?P=lq)(?:'?s)?"""
+_SPELLED = (
+    r"(?:the\s+(?:word|name)\s+)?"
+    r"""(?:(?P<q>['"])(?P<quoted>[^'"]+)(?P=q)|(?P<word>[a-z][a-z-]*))"""
+)
+_LETTER_COUNTS = (
+    re.compile(
+        r"^how\s+many\s+(?:times\s+does\s+)?(?:the\s+)?(?:letters?\s+)?"
+        rf"{_LETTER}\s+(?:are\s+|is\s+)?(?:there\s+)?(?:appear\s+|occur\s+|show\s+up\s+)?"
+        rf"in\s+{_SPELLED}$"
+    ),
+    re.compile(
+        rf"^count\s+(?:the\s+)?(?:number\s+of\s+)?(?:letters?\s+)?{_LETTER}\s+in\s+{_SPELLED}$"
+    ),
+)
+_KIND_COUNTS = (
+    re.compile(
+        r"^(?:how\s+many|count\s+(?:the\s+)?(?:number\s+of\s+)?)\s*"
+        r"(?P<kind>letters|vowels|consonants)\s+(?:are\s+|is\s+)?(?:there\s+)?"
+        rf"in\s+{_SPELLED}$"
+    ),
+    re.compile(
+        rf"^how\s+many\s+(?P<kind>letters|vowels|consonants)\s+does\s+{_SPELLED}\s+"
+        r"(?:have|contain)$"
+    ),
+)
+#: Words a question names for what they stand for, not for their spelling: "how many letters
+#: are in the English alphabet" counts the alphabet's letters, not the word's.
+_NOT_SPELLED = frozenset({"alphabet", "english", "french", "german", "spanish", "greek", "latin"})
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _AMOUNT_WORDS = {"a": "1", "an": "1", "one": "1", "half a": "0.5", "half an": "0.5"}
 
 
@@ -109,6 +145,9 @@ def first_move(
     ordering = ordering_of(question)
     if ordering and CALCULATOR in tool_names and not _same_result(response, ordering):
         return forced_call(response, CALCULATOR, {"expression": ordering})
+    letters = letter_count_of(question)
+    if letters and CALCULATOR in tool_names and not _same_result(response, letters):
+        return forced_call(response, CALCULATOR, {"expression": letters})
     conversion = conversion_of(question)
     if (
         conversion
@@ -134,6 +173,30 @@ def ordering_of(question: str) -> str | None:
         descending = re.search(r"largest to|biggest to|highest to|descending|decreasing", text)
         return f"sort {'descending ' if descending else ''}{numbers}"
     return None
+
+
+def letter_count_of(question: str) -> str | None:
+    """`count r in strawberry` for "How many r's are in strawberry?", `vowels in banana` for
+    "how many vowels are in banana?": a question that only counts the letters of the word it
+    spells out; else None."""
+    text = re.sub(r"\s+", " ", question.translate(_QUOTES).strip().lower().rstrip("?.! "))
+    for pattern in _LETTER_COUNTS:
+        found = pattern.match(text)
+        if found and (spelled := _spelled(found)):
+            return f"count {found['letter']} in {spelled}"
+    for pattern in _KIND_COUNTS:
+        found = pattern.match(text)
+        if found and (spelled := _spelled(found)):
+            return f"{found['kind']} in {spelled}"
+    return None
+
+
+def _spelled(found: re.Match[str]) -> str | None:
+    """The word (as it is) or quoted phrase (quoted) whose letters a question counts; None for
+    a word that stands for something else (`_NOT_SPELLED`)."""
+    if found["quoted"]:
+        return f'"{found["quoted"]}"'
+    return None if found["word"] in _NOT_SPELLED else found["word"]
 
 
 def _own_expression(response: AIMessage, tool: str) -> str | None:

@@ -31,6 +31,7 @@ from open_langgraph.tools import (
 )
 from open_langgraph.tools.calculator import format_result
 from open_langgraph.tools.calculator_notes import calculator_notes
+from open_langgraph.tools.letters import count_letters
 from open_langgraph.tools.passage_focus import focus_tables
 from open_langgraph.tools.search import interleaved, query_terms
 from open_langgraph.tools.sorting import sort_numbers
@@ -105,7 +106,12 @@ def calculator(
     (2.5 kg * 4 in g, 400 m / 80 s * 6 min, 3 weeks in hours) and it converts. Put the whole
     calculation in one expression and give its result as the answer."""
     try:
-        if (read := convert_temperature(expression) or sort_numbers(expression)) is not None:
+        read = (
+            convert_temperature(expression)
+            or sort_numbers(expression)
+            or count_letters(expression)
+        )
+        if read is not None:
             return read
         value = calculate(expression)
     except (CalculatorError, ValueError) as exc:

@@ -8,7 +8,12 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from graphs.react_agent import graph
-from graphs.react_agent.first_moves import conversion_of, ordering_of, weekday_date
+from graphs.react_agent.first_moves import (
+    conversion_of,
+    letter_count_of,
+    ordering_of,
+    weekday_date,
+)
 
 from .conftest import ModelScript, tool_call
 
@@ -307,3 +312,41 @@ async def test_comparing_and_sorting_go_to_the_calculator(
     found = result["messages"][2]
     assert isinstance(found, ToolMessage) and found.name == "calculator"
     assert found.content == answer
+
+
+@pytest.mark.parametrize(
+    ("question", "expression"),
+    [
+        ("How many r's are in strawberry?", "count r in strawberry"),
+        ("How many Rs are there in the word strawberry?", "count r in strawberry"),
+        ("How many times does the letter s appear in Mississippi?", "count s in mississippi"),
+        ('Count the e\'s in "hello there everyone".', 'count e in "hello there everyone"'),
+        ("How many letters are in the word encyclopedia?", "letters in encyclopedia"),
+        ("How many vowels does \u2018queue\u2019 have?", 'vowels in "queue"'),
+        # The alphabet's letters, not the word's; not a count of letters at all.
+        ("How many letters are in the English alphabet?", None),
+        ("How many letters are in English?", None),
+        ("How many days are in February?", None),
+        ("How many people are in the room?", None),
+    ],
+)
+def test_a_question_counting_the_letters_of_a_word(question: str, expression: str | None):
+    assert letter_count_of(question) == expression
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How many r's are in strawberry?", '3: "strawberry" has the letter r 3 times'),
+        ("How many vowels are in banana?", '3: "banana" has 3 vowels'),
+    ],
+)
+async def test_counting_letters_goes_to_the_calculator(
+    script: ModelScript, question: str, answer: str
+) -> None:
+    # The model's own answer is what it said of strawberry before: one.
+    script(AIMessage("There is 1."), AIMessage(answer))
+    result = await graph.ainvoke({"messages": [HumanMessage(question)]})
+    found = result["messages"][2]
+    assert isinstance(found, ToolMessage) and found.name == "calculator"
+    assert found.content.startswith(answer)
