@@ -20,6 +20,11 @@ question have one right first move that the embedded model does not always make:
 - **Counting the letters of a word it spells out** ("how many r's are in strawberry?"): the
   model reads tokens, not letters, and said one. It goes to the calculator as
   `count r in strawberry` (or `vowels in banana`), which counts them (`tools/letters.py`).
+- **Spelling a word backwards** ("spell 'necessary' backwards", written "sirece"): it goes as
+  `reverse necessary`.
+- **Whether a number is prime, its prime factors, the greatest common divisor or least common
+  multiple of numbers given** ("is 97 a prime number?", answered no): `is 97 prime`,
+  `prime factors of 84`, `gcd(12, 18)`, `lcm(4, 6)` (`tools/primes.py`).
 - **Comparing or sorting the numbers given** ("which is bigger, 9.11 or 9.9?", "sort these
   numbers from smallest to largest: 42, 7, 19, 3, 25"): the model subtracted and misread the
   sign, and called a list "already sorted". It goes to the calculator as `max(9.11, 9.9)` or
@@ -99,7 +104,7 @@ _NUMBER = re.compile(_COMPARE_NUMBER)
 #: said strawberry has one r.
 _LETTER = r"""(?P<lq>['"]?)(?P<letter>[a-z])(?P=lq)(?:'?s)?"""
 _SPELLED = (
-    r"(?:the\s+(?:word|name)\s+)?"
+    r"(?:the\s+(?:word|name|string)\s+)?"
     r"""(?:(?P<q>['"])(?P<quoted>[^'"]+)(?P=q)|(?P<word>[a-z][a-z-]*))"""
 )
 _LETTER_COUNTS = (
@@ -123,6 +128,46 @@ _KIND_COUNTS = (
         r"(?:have|contain)$"
     ),
 )
+#: "Spell 'necessary' backwards": the model wrote "sirece".
+_REVERSALS = (
+    re.compile(
+        r"^(?:please\s+|can\s+you\s+|how\s+do\s+you\s+)?(?:spell|write)\s+"
+        rf"{_SPELLED}\s+(?:backwards?|in\s+reverse)$"
+    ),
+    re.compile(rf"^(?:please\s+)?reverse\s+(?:the\s+letters\s+of\s+)?{_SPELLED}$"),
+    re.compile(
+        rf"^(?:what\s+is|what's)\s+{_SPELLED}\s+(?:spelled\s+|written\s+)?(?:backwards?|reversed)$"
+    ),
+)
+#: "Is 97 a prime number?": the model said no. "What are the prime factors of 84?"
+_WHOLE = r"(?P<n>\d{1,3}(?:,\d{3})+|\d+)"
+_PRIME = re.compile(
+    rf"^is\s+(?:the\s+number\s+)?{_WHOLE}\s+(?:a\s+)?prime(?:\s+number)?(?:\s+or\s+not)?$"
+)
+_FACTORING = re.compile(
+    r"^(?:(?:what\s+(?:is|are)|what's|find|give\s+me)\s+)?(?:the\s+)?"
+    rf"(?:prime\s+factors|prime\s+factori[sz]ation)\s+of\s+{_WHOLE}$"
+    rf"|^(?:factor|factori[sz]e)\s+{_WHOLE.replace('?P<n>', '?P<m>')}$"
+)
+#: "What is the greatest common divisor of 12 and 18?", "LCM of 4, 6 and 10".
+_DIVISOR_WORDS = {
+    "greatest common divisor": "gcd",
+    "greatest common factor": "gcd",
+    "highest common factor": "gcd",
+    "gcd": "gcd",
+    "gcf": "gcd",
+    "hcf": "gcd",
+    "least common multiple": "lcm",
+    "lowest common multiple": "lcm",
+    "lcm": "lcm",
+}
+_DIVISOR_NAMES = "|".join(name.replace(" ", r"\s+") for name in _DIVISOR_WORDS)
+_COMMON = re.compile(
+    r"^(?:(?:what\s+is|what's|find|calculate|compute)\s+)?(?:the\s+)?"
+    rf"(?P<which>{_DIVISOR_NAMES})\s+of\s+"
+    r"(?P<numbers>\d+(?:\s*,\s*(?:and\s+)?\d+|\s+and\s+\d+)+)$"
+)
+_WHOLE_NUMBER = re.compile(r"\d+")
 #: Words a question names for what they stand for, not for their spelling: "how many letters
 #: are in the English alphabet" counts the alphabet's letters, not the word's.
 _NOT_SPELLED = frozenset({"alphabet", "english", "french", "german", "spanish", "greek", "latin"})
@@ -145,9 +190,9 @@ def first_move(
     ordering = ordering_of(question)
     if ordering and CALCULATOR in tool_names and not _same_result(response, ordering):
         return forced_call(response, CALCULATOR, {"expression": ordering})
-    letters = letter_count_of(question)
-    if letters and CALCULATOR in tool_names and not _same_result(response, letters):
-        return forced_call(response, CALCULATOR, {"expression": letters})
+    fact = spelling_of(question) or number_fact_of(question)
+    if fact and CALCULATOR in tool_names and not _same_result(response, fact):
+        return forced_call(response, CALCULATOR, {"expression": fact})
     conversion = conversion_of(question)
     if (
         conversion
@@ -175,10 +220,10 @@ def ordering_of(question: str) -> str | None:
     return None
 
 
-def letter_count_of(question: str) -> str | None:
+def spelling_of(question: str) -> str | None:
     """`count r in strawberry` for "How many r's are in strawberry?", `vowels in banana` for
-    "how many vowels are in banana?": a question that only counts the letters of the word it
-    spells out; else None."""
+    "how many vowels are in banana?", `reverse cat` for "spell cat backwards": a question only
+    about the letters of the word it gives; else None."""
     text = re.sub(r"\s+", " ", question.translate(_QUOTES).strip().lower().rstrip("?.! "))
     for pattern in _LETTER_COUNTS:
         found = pattern.match(text)
@@ -188,6 +233,24 @@ def letter_count_of(question: str) -> str | None:
         found = pattern.match(text)
         if found and (spelled := _spelled(found)):
             return f"{found['kind']} in {spelled}"
+    for pattern in _REVERSALS:
+        found = pattern.match(text)
+        if found and (spelled := _spelled(found)):
+            return f"reverse {spelled}"
+    return None
+
+
+def number_fact_of(question: str) -> str | None:
+    """`is 97 prime`, `prime factors of 84`, `gcd(12, 18)` or `lcm(4, 6)` for a question that
+    asks only that of the whole numbers it gives; else None."""
+    text = re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
+    if found := _PRIME.match(text):
+        return f"is {found['n'].replace(',', '')} prime"
+    if found := _FACTORING.match(text):
+        return f"prime factors of {(found['n'] or found['m']).replace(',', '')}"
+    if found := _COMMON.match(text):
+        which = _DIVISOR_WORDS[re.sub(r"\s+", " ", found["which"])]
+        return f"{which}({', '.join(_WHOLE_NUMBER.findall(found['numbers']))})"
     return None
 
 

@@ -31,8 +31,9 @@ from open_langgraph.tools import (
 )
 from open_langgraph.tools.calculator import format_result
 from open_langgraph.tools.calculator_notes import calculator_notes
-from open_langgraph.tools.letters import count_letters
+from open_langgraph.tools.letters import count_letters, reverse_letters
 from open_langgraph.tools.passage_focus import focus_tables
+from open_langgraph.tools.primes import read_primes
 from open_langgraph.tools.search import interleaved, query_terms
 from open_langgraph.tools.sorting import sort_numbers
 from open_langgraph.tools.temperature import convert_temperature
@@ -110,6 +111,8 @@ def calculator(
             convert_temperature(expression)
             or sort_numbers(expression)
             or count_letters(expression)
+            or reverse_letters(expression)
+            or read_primes(expression)
         )
         if read is not None:
             return read

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from open_langgraph.tools.letters import count_letters
+from open_langgraph.tools.letters import count_letters, reverse_letters
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,20 @@ def test_a_count_names_how_many_and_where(expression: str, count: str, where: st
 @pytest.mark.parametrize("expression", ["2 + 2", "sort 3, 1", "count to ten", "letters", ""])
 def test_anything_else_is_left_to_the_calculator(expression: str):
     assert count_letters(expression) is None
+
+
+@pytest.mark.parametrize(
+    ("expression", "reversed_"),
+    [
+        ("reverse necessary", "yrassecen"),
+        ('reverse "hello world"', "dlrow olleh"),
+        ("stressed backwards", "desserts"),
+    ],
+)
+def test_a_word_spelled_backwards(expression: str, reversed_: str):
+    assert (reverse_letters(expression) or "").split(":")[0] == reversed_
+
+
+def test_a_reversal_is_not_read_as_anything_else():
+    assert reverse_letters("reverse 1 2 3") is None
+    assert count_letters("reverse necessary") is None

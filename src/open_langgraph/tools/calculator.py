@@ -4,8 +4,9 @@ A model's "calculator" input is untrusted text. It is first rewritten from what 
 write (`15% of 80`, `2^10`, `3 squared`, `1,200`; see `calculator_words.py`), then only
 numbers, `+ - * / // % **`, unary signs, parentheses, the constants `pi` and `e` and a few
 one-argument functions (`sqrt`, `cbrt`, `abs`, `round`, `floor`, `ceil`, `ln`, `log`, `log10`,
-`log2`, `exp`) are accepted; anything else (other names, attributes, comparisons, strings) is
-refused with a message the model can act on. Powers are bounded first, because `9 ** 9 ** 9`
+`log2`, `exp`), and `max`, `min`, `gcd` and `lcm` of two or more numbers are accepted;
+anything else (other names, attributes, comparisons, strings) is refused with a message the
+model can act on. Powers are bounded first, because `9 ** 9 ** 9`
 is valid arithmetic that would hang the process.
 
 Quantities may carry units (`2.5 kg * 4 in g`, `400 m / 80 s * 6 min`): see `units.py`. The
@@ -47,6 +48,12 @@ _BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
 }
 #: The largest or smallest of two or more numbers.
 _EXTREMES: dict[str, Callable[[list[Number]], Number]] = {"max": max, "min": min}
+#: The greatest common divisor and least common multiple of two or more whole numbers.
+_DIVISORS: dict[str, Callable[..., int]] = {
+    "gcd": math.gcd,
+    "hcf": math.gcd,
+    "lcm": math.lcm,
+}
 _FUNCTIONS: dict[str, Callable[[float], Number]] = {
     "sqrt": math.sqrt,
     "cbrt": math.cbrt,
@@ -63,7 +70,7 @@ _FUNCTIONS: dict[str, Callable[[float], Number]] = {
 _CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
 _ALLOWED = (
     "numbers, + - * / // % ** ^, percentages (15% of 80, 150 + 7%), parentheses, "
-    "sqrt() and the like, max() and min(), units (2.5 kg * 4 in g)"
+    "sqrt() and the like, max() and min(), gcd() and lcm(), units (2.5 kg * 4 in g)"
 )
 _UNARY: dict[type[ast.unaryop], Callable[[Number], Number]] = {
     ast.UAdd: operator.pos,
@@ -181,6 +188,17 @@ def _evaluate(node: ast.expr) -> Result:
         if any(isinstance(value, Quantity) for value in values):
             raise CalculatorError(f"{node.func.id}() takes plain numbers")
         return _EXTREMES[node.func.id](values)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _DIVISORS
+        and len(node.args) >= 2
+        and not node.keywords
+    ):
+        values = [_evaluate(argument) for argument in node.args]
+        if not all(isinstance(v, int | float) and float(v).is_integer() for v in values):
+            raise CalculatorError(f"{node.func.id}() takes whole numbers")
+        return _checked(_DIVISORS[node.func.id](*(int(v) for v in values)))
     if (
         isinstance(node, ast.BinOp)
         and isinstance(node.op, ast.Add | ast.Sub)

@@ -7,7 +7,8 @@ arithmetic has no text, so a count is read before it, as a sort is (`sorting.py`
 - `count r in strawberry` (also `count "r" in "strawberry"`, `count the letter r in ...`):
   how often one letter occurs, upper and lower case alike;
 - `letters in encyclopedia`, `vowels in banana`, `consonants in rhythm`: how many letters
-  of that kind the word or quoted phrase has (vowels are a, e, i, o and u).
+  of that kind the word or quoted phrase has (vowels are a, e, i, o and u);
+- `reverse necessary`: the word spelled backwards, which the model wrote as "sirece".
 
 The answer names the positions, so the model can quote a count it can check.
 """
@@ -32,7 +33,23 @@ _KIND = re.compile(
     rf"^\s*(?:count\s+(?:the\s+)?)?(?P<kind>letters|vowels|consonants)\s+(?:in|of)\s+{_TEXT}\s*$",
     re.IGNORECASE,
 )
+_REVERSALS = (
+    re.compile(rf"^\s*(?:reverse|spell\s+backwards?)\s+{_TEXT}\s*$", re.IGNORECASE),
+    re.compile(rf"^\s*{_TEXT}\s+(?:backwards?|reversed)\s*$", re.IGNORECASE),
+)
 _VOWELS = frozenset("aeiou")
+
+
+def reverse_letters(expression: str) -> str | None:
+    """`yrassecen` for `reverse necessary` (or `necessary backwards`), the word spelled
+    backwards letter by letter; None when `expression` is not such a reversal."""
+    text = expression.translate(_QUOTES)
+    for pattern in _REVERSALS:
+        found = pattern.match(text)
+        if found is not None:
+            phrase = found["quoted"] or found["word"]
+            return f'{phrase[::-1]}: "{phrase}" spelled backwards'
+    return None
 
 
 def count_letters(expression: str) -> str | None:

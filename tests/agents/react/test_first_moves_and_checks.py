@@ -10,8 +10,9 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from graphs.react_agent import graph
 from graphs.react_agent.first_moves import (
     conversion_of,
-    letter_count_of,
+    number_fact_of,
     ordering_of,
+    spelling_of,
     weekday_date,
 )
 
@@ -328,10 +329,14 @@ async def test_comparing_and_sorting_go_to_the_calculator(
         ("How many letters are in English?", None),
         ("How many days are in February?", None),
         ("How many people are in the room?", None),
+        ('Spell the word "necessary" backwards.', 'reverse "necessary"'),
+        ("What is stressed spelled backwards?", "reverse stressed"),
+        ("Reverse the string 'hello world'", 'reverse "hello world"'),
+        ("Spell backwards, please.", None),
     ],
 )
-def test_a_question_counting_the_letters_of_a_word(question: str, expression: str | None):
-    assert letter_count_of(question) == expression
+def test_a_question_about_the_letters_of_a_word(question: str, expression: str | None):
+    assert spelling_of(question) == expression
 
 
 @pytest.mark.parametrize(
@@ -339,14 +344,37 @@ def test_a_question_counting_the_letters_of_a_word(question: str, expression: st
     [
         ("How many r's are in strawberry?", '3: "strawberry" has the letter r 3 times'),
         ("How many vowels are in banana?", '3: "banana" has 3 vowels'),
+        ('Spell "necessary" backwards.', 'yrassecen: "necessary" spelled backwards'),
+        ("Is 97 a prime number?", "97 is prime"),
+        ("Is 91 prime?", "91 is not prime: 91 = 7 * 13"),
+        ("What is the greatest common divisor of 12 and 18?", "6"),
     ],
 )
-async def test_counting_letters_goes_to_the_calculator(
+async def test_letters_and_number_facts_go_to_the_calculator(
     script: ModelScript, question: str, answer: str
 ) -> None:
-    # The model's own answer is what it said of strawberry before: one.
+    # The model's own answer, as it answered such questions before: wrong.
     script(AIMessage("There is 1."), AIMessage(answer))
     result = await graph.ainvoke({"messages": [HumanMessage(question)]})
     found = result["messages"][2]
     assert isinstance(found, ToolMessage) and found.name == "calculator"
     assert found.content.startswith(answer)
+
+
+@pytest.mark.parametrize(
+    ("question", "expression"),
+    [
+        ("Is 97 a prime number?", "is 97 prime"),
+        ("Is the number 1,001 prime or not?", "is 1001 prime"),
+        ("What are the prime factors of 84?", "prime factors of 84"),
+        ("What is the prime factorization of 1000?", "prime factors of 1000"),
+        ("Factor 360.", "prime factors of 360"),
+        ("What is the greatest common divisor of 12 and 18?", "gcd(12, 18)"),
+        ("HCF of 84 and 36", "gcd(84, 36)"),
+        ("Find the LCM of 4, 6 and 10", "lcm(4, 6, 10)"),
+        ("Is 97 bigger than 5?", None),
+        ("What is the greatest common divisor?", None),
+    ],
+)
+def test_a_question_about_primes_or_common_divisors(question: str, expression: str | None):
+    assert number_fact_of(question) == expression
