@@ -69,3 +69,40 @@ async def test_a_run_of_a_missing_assistant_is_404_before_any_handler_refuses_it
         with pytest.raises(httpx.HTTPStatusError) as refused:
             await alice.runs.create(thread["thread_id"], "counter", metadata=forbidden)
         assert refused.value.response.status_code == 403
+
+
+OWNER_FILTER_FILE = Path(__file__).parent.parent / "fixtures" / "auth_owner_filter.py"
+
+
+@pytest.fixture(scope="module")
+def served_tutorial(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    directory = tmp_path_factory.mktemp("auth-owner-filter")
+    config = write_config(directory, auth={"path": f"{OWNER_FILTER_FILE}:auth"})
+    with serving(directory, config) as process:
+        yield process
+
+
+async def test_the_tutorial_s_catch_all_owner_filter_leaves_the_store_working(
+    served_tutorial: ServerProcess,
+):
+    async with (
+        sdk_client(served_tutorial.url, api_key="key-a") as alice,
+        sdk_client(served_tutorial.url, api_key="key-b") as bob,
+    ):
+        # Put and get ignore the filter, as langgraph-api does (they answered 500 here).
+        await alice.store.put_item(["notes"], "a1", {"owner": "user-a", "text": "mine"})
+        await alice.store.put_item(["notes"], "b1", {"owner": "user-b", "text": "theirs"})
+        assert (await alice.store.get_item(["notes"], "a1"))["value"]["text"] == "mine"
+        assert await alice.store.list_namespaces() == {"namespaces": [["notes"]]}
+        # A search applies it to the items' values, beside the request's own filter.
+        mine = await alice.store.search_items(["notes"])
+        assert [item["key"] for item in mine["items"]] == ["a1"]
+        theirs = await bob.store.search_items(["notes"], filter={"text": "theirs"})
+        assert [item["key"] for item in theirs["items"]] == ["b1"]
+        # The request cannot widen it: the handler's condition on `owner` wins.
+        widened = await bob.store.search_items(["notes"], filter={"owner": "user-a"})
+        assert [item["key"] for item in widened["items"]] == ["b1"]
+        # Threads are still the caller's own.
+        thread = await alice.threads.create()
+        assert thread["metadata"]["owner"] == "user-a"
+        assert await bob.threads.search() == []

@@ -14,7 +14,7 @@ from typing import Any
 
 from langgraph.store.base import NOT_PROVIDED, BaseStore, Item, NotProvided
 
-from open_langgraph.auth.authorize import Action, AuthHandlerError, Authorizer
+from open_langgraph.auth.authorize import Action, Authorizer
 from open_langgraph.errors import FeatureUnavailable, InvalidInput
 from open_langgraph.extras import FeatureOff
 
@@ -93,13 +93,12 @@ class StoreService:
         self._auth = authorizer
         self._index_off = index_off
 
-    async def _authorize(self, action: Action, value: dict[str, Any]) -> None:
-        """Run the handler; a returned filter is a handler bug, as on the Platform."""
-        if await self._auth.authorize("store", action, value) is not None:
-            raise AuthHandlerError(
-                f"the auth handler for store.{action} returned a filter; store handlers "
-                "allow, refuse, or rewrite value['namespace']"
-            )
+    async def _authorize(self, action: Action, value: dict[str, Any]) -> dict[str, Any] | None:
+        """Run the handler and return the filter it returned, if any. Only a search applies
+        it (to the items' values), as langgraph-api does: a catch-all `@auth.on` handler
+        returning `{"owner": ...}` for threads (LangChain's auth tutorial) must not take the
+        store down with it."""
+        return await self._auth.authorize("store", action, value)
 
     async def put(
         self,
@@ -179,12 +178,14 @@ class StoreService:
             "offset": offset,
             "query": query,
         }
-        await self._authorize("search", payload)
+        auth_filter = await self._authorize("search", payload)
         ns = check_namespace(payload["namespace"] or (), "namespace_prefix", allow_empty=True)
+        # Every condition must hold, and the handler's win over the request's on one field.
+        wanted = {**(check_filter(payload["filter"]) or {}), **(auth_filter or {})}
         items = await self._store.asearch(
             ns,
             query=payload["query"],
-            filter=check_filter(payload["filter"]),
+            filter=check_filter(wanted) or None,
             limit=payload["limit"],
             offset=payload["offset"],
             refresh_ttl=refresh_ttl,
