@@ -168,6 +168,18 @@ async def test_interrupt_and_resume(client: LangGraphClient):
     assert (await client.threads.get(thread_id))["status"] == "idle"
 
 
+async def test_a_failed_resume_leaves_no_interrupt_to_answer(client: LangGraphClient):
+    thread_id = await _new_thread(client)
+    await client.runs.wait(thread_id, "hitl", input={"request": "refund"})
+    failed = await client.runs.wait(
+        thread_id, "hitl", command={"resume": {"fail": "not an answer"}}, raise_error=False
+    )
+    assert failed["__error__"]["error"] == "ValueError"
+    thread = await client.threads.get(thread_id)
+    # As on the Platform: an errored thread offers no interrupt (Agent Inbox would list it).
+    assert (thread["status"], thread["interrupts"]) == ("error", {})
+
+
 async def test_interrupt_before_and_after(client: LangGraphClient):
     thread_id = await _new_thread(client)
     await client.runs.wait(thread_id, "counter", input={"count": 0}, interrupt_before=["b"])

@@ -8,6 +8,7 @@ time a graph is needed, so they can build it from that run's configuration.
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from open_langgraph.runtime.factories import (
 
 #: The name LangGraph gives a compiled graph that was not named.
 _DEFAULT_GRAPH_NAME = "LangGraph"
+logger = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -106,6 +108,7 @@ class GraphRegistry:
             self.store = store
         for graph_id, loaded in self._graphs.items():
             if loaded.graph is not None:
+                _warn_of_own_persistence(graph_id, loaded.graph)
                 loaded.graph = loaded.graph.copy(
                     update=self._bound(loaded.graph, graph_id, checkpointer)
                 )
@@ -168,3 +171,24 @@ class GraphRegistry:
                     f"graph factory {graph_id!r} returned {type(result).__name__}, not a graph"
                 )
             yield graph.copy(update=self._bound(graph, graph_id, self._checkpointer))
+
+
+def _warn_of_own_persistence(graph_id: str, graph: Pregel) -> None:
+    """Say once that a graph compiled with its own checkpointer or store (deepagents' examples
+    pass `MemorySaver()` and `InMemoryStore()`) is served with the server's instead:
+    langgraph-api refuses to start such a graph; here threads persist, and the store a node
+    writes is the one the API reads, but its author may expect otherwise."""
+    own = [
+        f"{what} ({type(value).__name__})"
+        for what, value, kind in (
+            ("checkpointer", graph.checkpointer, BaseCheckpointSaver),
+            ("store", graph.store, BaseStore),
+        )
+        if isinstance(value, kind)
+    ]
+    if own:
+        logger.warning(
+            "graph %r was compiled with its own %s: the server's are used instead",
+            graph_id,
+            " and ".join(own),
+        )

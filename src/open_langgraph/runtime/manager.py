@@ -466,8 +466,11 @@ class RunManager:
             return ended_by
         left = thread_update_from(snapshot)
         if ended_by is not None and ended_by.status == "error":
+            # A failed thread offers no interrupt to answer, as on the Platform: the one a
+            # failed resume was meant to answer would otherwise still show in Agent Inbox.
             left.status = "error"
             left.error = ended_by.error
+            left.interrupts = {}
         return left
 
     def _announce_start(self, handle: RunHandle, attempt: int) -> None:
