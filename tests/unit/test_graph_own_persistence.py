@@ -13,7 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from open_langgraph.config import load_config
 from open_langgraph.runtime.graphs import GraphRegistry
 
-GRAPHS = '''
+GRAPHS = """
 from typing import TypedDict
 from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import StateGraph, START
@@ -30,7 +30,7 @@ def _builder():
 
 own = _builder().compile(checkpointer=MemorySaver(), store=InMemoryStore())
 plain = _builder().compile()
-'''
+"""
 
 
 def test_a_graph_s_own_checkpointer_and_store_are_replaced_with_a_warning(
