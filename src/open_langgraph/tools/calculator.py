@@ -179,26 +179,21 @@ def _evaluate(node: ast.expr) -> Result:
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
-        and node.func.id in _EXTREMES
+        and (node.func.id in _EXTREMES or node.func.id in _DIVISORS)
         and len(node.args) >= 2
         and not node.keywords
     ):
         # "Which is bigger, 9.11 or 9.9?": a small model subtracted and misread the sign.
+        name = node.func.id
         values = [_evaluate(argument) for argument in node.args]
-        if any(isinstance(value, Quantity) for value in values):
-            raise CalculatorError(f"{node.func.id}() takes plain numbers")
-        return _EXTREMES[node.func.id](values)
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in _DIVISORS
-        and len(node.args) >= 2
-        and not node.keywords
-    ):
-        values = [_evaluate(argument) for argument in node.args]
-        if not all(isinstance(v, int | float) and float(v).is_integer() for v in values):
-            raise CalculatorError(f"{node.func.id}() takes whole numbers")
-        return _checked(_DIVISORS[node.func.id](*(int(v) for v in values)))
+        numbers = [value for value in values if not isinstance(value, Quantity)]
+        if len(numbers) < len(values):
+            raise CalculatorError(f"{name}() takes plain numbers")
+        if name in _EXTREMES:
+            return _EXTREMES[name](numbers)
+        if not all(float(number).is_integer() for number in numbers):
+            raise CalculatorError(f"{name}() takes whole numbers")
+        return _checked(_DIVISORS[name](*(int(number) for number in numbers)))
     if (
         isinstance(node, ast.BinOp)
         and isinstance(node.op, ast.Add | ast.Sub)
