@@ -25,6 +25,8 @@ question have one right first move that the embedded model does not always make:
 - **Whether a number is prime, its prime factors, the greatest common divisor or least common
   multiple of numbers given** ("is 97 a prime number?", answered no): `is 97 prime`,
   `prime factors of 84`, `gcd(12, 18)`, `lcm(4, 6)` (`tools/primes.py`).
+- **The next term of a sequence given** ("what is the next number in the sequence 2, 4, 8,
+  16?", answered 4): `next in 2, 4, 8, 16` (`tools/sequences.py`).
 - **Comparing or sorting the numbers given** ("which is bigger, 9.11 or 9.9?", "sort these
   numbers from smallest to largest: 42, 7, 19, 3, 25"): the model subtracted and misread the
   sign, and called a list "already sorted". It goes to the calculator as `max(9.11, 9.9)` or
@@ -168,6 +170,20 @@ _COMMON = re.compile(
     r"(?P<numbers>\d+(?:\s*,\s*(?:and\s+)?\d+|\s+and\s+\d+)+)$"
 )
 _WHOLE_NUMBER = re.compile(r"\d+")
+#: "What is the next number in the sequence 2, 4, 8, 16?": the model said 4.
+_TERMS = (
+    r"(?P<numbers>-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?){2,})"
+    r"(?:\s*,\s*(?:\?+|_+|\.{3}|\u2026)?)?"  # "2, 4, 8, ?" with its mark stripped: "2, 4, 8,"
+)
+_SEQUENCE_NAME = r"(?:in\s+(?:the\s+|this\s+)?(?:sequence|series|pattern|list)\s*)?:?\s*"
+_SEQUENCES = (
+    re.compile(
+        r"^(?:(?:what\s+is|what's|find|give)\s+)?(?:the\s+)?next\s+(?:number|term|value)\s*"
+        rf"{_SEQUENCE_NAME}{_TERMS}$"
+    ),
+    re.compile(rf"^what\s+comes\s+next\s*{_SEQUENCE_NAME}{_TERMS}$"),
+    re.compile(rf"^continue\s+(?:the\s+|this\s+)?(?:sequence|series|pattern)\s*:?\s*{_TERMS}$"),
+)
 #: Words a question names for what they stand for, not for their spelling: "how many letters
 #: are in the English alphabet" counts the alphabet's letters, not the word's.
 _NOT_SPELLED = frozenset({"alphabet", "english", "french", "german", "spanish", "greek", "latin"})
@@ -241,13 +257,16 @@ def spelling_of(question: str) -> str | None:
 
 
 def number_fact_of(question: str) -> str | None:
-    """`is 97 prime`, `prime factors of 84`, `gcd(12, 18)` or `lcm(4, 6)` for a question that
-    asks only that of the whole numbers it gives; else None."""
+    """`is 97 prime`, `prime factors of 84`, `next in 2, 4, 8, 16`, `gcd(12, 18)` or
+    `lcm(4, 6)` for a question that asks only that of the numbers it gives; else None."""
     text = re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
     if found := _PRIME.match(text):
         return f"is {found['n'].replace(',', '')} prime"
     if found := _FACTORING.match(text):
         return f"prime factors of {(found['n'] or found['m']).replace(',', '')}"
+    for pattern in _SEQUENCES:
+        if found := pattern.match(text):
+            return f"next in {', '.join(_NUMBER.findall(found['numbers']))}"
     if found := _COMMON.match(text):
         which = _DIVISOR_WORDS[re.sub(r"\s+", " ", found["which"])]
         return f"{which}({', '.join(_WHOLE_NUMBER.findall(found['numbers']))})"

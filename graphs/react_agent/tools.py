@@ -35,6 +35,7 @@ from open_langgraph.tools.letters import count_letters, reverse_letters
 from open_langgraph.tools.passage_focus import focus_tables
 from open_langgraph.tools.primes import read_primes
 from open_langgraph.tools.search import interleaved, query_terms
+from open_langgraph.tools.sequences import next_term
 from open_langgraph.tools.sorting import sort_numbers
 from open_langgraph.tools.temperature import convert_temperature
 
@@ -113,6 +114,7 @@ def calculator(
             or count_letters(expression)
             or reverse_letters(expression)
             or read_primes(expression)
+            or next_term(expression)
         )
         if read is not None:
             return read

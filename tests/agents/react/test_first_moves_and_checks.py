@@ -348,6 +348,7 @@ def test_a_question_about_the_letters_of_a_word(question: str, expression: str |
         ("Is 97 a prime number?", "97 is prime"),
         ("Is 91 prime?", "91 is not prime: 91 = 7 * 13"),
         ("What is the greatest common divisor of 12 and 18?", "6"),
+        ("What is the next number in the sequence 2, 4, 8, 16?", "32 (each term"),
     ],
 )
 async def test_letters_and_number_facts_go_to_the_calculator(
@@ -372,6 +373,10 @@ async def test_letters_and_number_facts_go_to_the_calculator(
         ("What is the greatest common divisor of 12 and 18?", "gcd(12, 18)"),
         ("HCF of 84 and 36", "gcd(84, 36)"),
         ("Find the LCM of 4, 6 and 10", "lcm(4, 6, 10)"),
+        ("What is the next number in the sequence 2, 4, 8, 16?", "next in 2, 4, 8, 16"),
+        ("What comes next: 1, 1, 2, 3, 5, ?", "next in 1, 1, 2, 3, 5"),
+        ("Find the next term: 81, 27, 9, 3", "next in 81, 27, 9, 3"),
+        ("What is the next number after 5?", None),
         ("Is 97 bigger than 5?", None),
         ("What is the greatest common divisor?", None),
     ],
