@@ -127,6 +127,9 @@ async def test_crons_are_created_found_counted_changed_and_deleted(client: LangG
     assert on_thread["enabled"] is True
     assert on_thread["payload"]["input"] == {"count": 1}
     assert on_thread["payload"]["multitask_strategy"] == "enqueue"
+    # As the Platform stores it: the assistant resolved to its id, and the schedule.
+    assert on_thread["payload"]["assistant_id"] == on_thread["assistant_id"]
+    assert on_thread["payload"]["schedule"] == on_thread["schedule"]
     assert on_thread["timezone"] == "America/New_York"
     ny_nine = when(on_thread["next_run_date"]).astimezone(ZoneInfo("America/New_York"))
     assert (ny_nine.hour, ny_nine.minute) == (9, 0)
@@ -181,6 +184,7 @@ async def test_crons_are_created_found_counted_changed_and_deleted(client: LangG
     assert patched["metadata"] == {"suite": "crud", "kind": "stateless", "extra": "yes"}
     assert patched["payload"]["input"] == {"count": 5}
     assert patched["payload"]["stream_mode"] == ["values"]
+    assert patched["payload"]["schedule"] == "30 6 * * *"
     assert patched["on_run_completed"] == "delete"
     assert patched["created_at"] == stateless["created_at"]
     assert when(patched["updated_at"]) >= when(stateless["updated_at"])

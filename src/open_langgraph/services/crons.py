@@ -116,6 +116,9 @@ class CronService:
         if metadata:
             # The firing's run metadata is made from the payload's: the owner keys too.
             payload["metadata"] = {**(payload.get("metadata") or {}), **metadata}
+        # As the Platform shows it: the request as made, its assistant resolved to an id.
+        payload["assistant_id"] = assistant["assistant_id"]
+        payload["schedule"] = body.schedule
         now = self._clock()
         created = utc_now()
         cron = {
@@ -238,6 +241,8 @@ class CronService:
             changes["payload"] = payload
         if body.schedule is not None:
             changes["schedule"] = body.schedule
+            if "schedule" in current["payload"]:
+                changes["payload"] = {**payload, "schedule": body.schedule}
         if "timezone" in sent:
             changes["timezone"] = body.timezone
         if "end_time" in sent:
