@@ -388,9 +388,15 @@ def _parse_env(path: Path, base: Path, value: Any) -> tuple[dict[str, str], list
     if isinstance(value, str):
         env_file = base / value
         if not env_file.exists():
+            example = env_file.with_name(env_file.name + ".example")
+            hint = (
+                f" (copy {example.name} to {env_file.name} to set them)"
+                if example.is_file()
+                else ""
+            )
             return {}, [
                 f"`env`: env file {value!r} does not exist; serving with the process "
-                "environment's variables only"
+                f"environment's variables only{hint}"
             ]
         if not env_file.is_file():
             raise ConfigError(path, "env", f"env file {value!r} is not a file")

@@ -795,6 +795,11 @@ def test_a_missing_env_file_is_a_warning_not_an_error(tmp_path: Path) -> None:
     assert config.env == {}
     [note] = config.ignored
     assert note.startswith("`env`: env file '.env' does not exist")
+    assert "copy" not in note
+    # With the template's example beside it, the warning says what to do.
+    (tmp_path / ".env.example").write_text("A=\n", encoding="utf-8")
+    [note] = load_config(write(tmp_path, {"graphs": GRAPHS, "env": ".env"})).ignored
+    assert note.endswith("(copy .env.example to .env to set them)")
     (tmp_path / ".env").write_text("A=1\n", encoding="utf-8")
     config = load_config(write(tmp_path, {"graphs": GRAPHS, "env": ".env"}))
     assert (config.env, config.ignored) == ({"A": "1"}, ())
