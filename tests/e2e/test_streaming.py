@@ -324,3 +324,24 @@ async def test_a_run_that_raises_sends_the_error_and_ends(client: LangGraphClien
     assert parts[-1].event == "error"
     thread = await client.threads.get(thread_id)
     assert thread["status"] == "error"
+
+
+async def test_streams_and_wait_show_the_output_schema_not_private_state(
+    client: LangGraphClient,
+):
+    thread_id = (await client.threads.create())["thread_id"]
+    parts = [
+        p
+        async for p in client.runs.stream(
+            thread_id, "private_state", input={"question": "why"}, stream_mode=["values", "updates"]
+        )
+    ]
+    # As langgraph-api streams them: the graph's output channels only (LangChain's
+    # PrivateStateAttr fields, such as the HITL middleware's, leaked into Agent Chat UI).
+    assert [p.data for p in parts if p.event == "values"] == [{"answer": "re: why"}]
+    assert [p.data for p in parts if p.event == "updates"] == [{"think": {"answer": "re: why"}}]
+    waited = await client.runs.wait(thread_id, "private_state", input={"question": "how"})
+    assert waited == {"answer": "re: how"}
+    # The thread's state is the whole state.
+    state = await client.threads.get_state(thread_id)
+    assert state["values"]["scratch"] == "working it out"

@@ -138,6 +138,10 @@ async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventSt
     graph_input, config = await _graph_input(graph, kwargs)
     options: dict[str, Any] = {
         "context": coerce_context(graph, kwargs.get("context")),
+        # The graph's output schema, not every channel: state a graph keeps to itself
+        # (LangChain's `PrivateStateAttr`, such as the HITL middleware's) stays out of
+        # `values`, `updates` and a wait's output, as langgraph-api streams them.
+        "output_keys": graph.output_channels,
         "subgraphs": subgraphs,
         "interrupt_before": kwargs.get("interrupt_before"),
         "interrupt_after": kwargs.get("interrupt_after"),
@@ -145,7 +149,9 @@ async def stream_graph(graph: Pregel, kwargs: dict[str, Any], stream: RunEventSt
     if kwargs.get("durability"):
         options["durability"] = kwargs["durability"]
     if PROTOCOL_STREAM_MODE in requested:
-        return await stream_protocol_run(graph, graph_input, config, options, stream)
+        # The v3 protocol's projections read the whole state, as before.
+        whole_state = {k: v for k, v in options.items() if k != "output_keys"}
+        return await stream_protocol_run(graph, graph_input, config, whole_state, stream)
 
     publisher = _ChunkPublisher(requested, stream, subgraphs)
     options["stream_mode"] = publisher.graph_modes
