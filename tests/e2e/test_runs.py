@@ -168,6 +168,25 @@ async def test_interrupt_and_resume(client: LangGraphClient):
     assert (await client.threads.get(thread_id))["status"] == "idle"
 
 
+async def test_a_goto_that_stops_at_an_interrupt_leaves_the_thread_interrupted(
+    client: LangGraphClient,
+):
+    thread_id = await _new_thread(client)
+    await client.runs.wait(thread_id, "hitl", input={"request": "refund"})
+    await client.runs.wait(thread_id, "hitl", command={"resume": "yes"})
+    # Sent back to the node that asks (agent-inbox's example does this): LangGraph's state
+    # lists no task for it, but the run stopped at its interrupt and a resume answers it.
+    again = await client.runs.wait(thread_id, "hitl", command={"goto": "ask"})
+    [asked] = again["__interrupt__"]
+    thread = await client.threads.get(thread_id)
+    assert thread["status"] == "interrupted"
+    assert [i["id"] for shown in thread["interrupts"].values() for i in shown] == [asked["id"]]
+    assert len(await client.threads.search(status="interrupted", limit=1000)) >= 1
+    done = await client.runs.wait(thread_id, "hitl", command={"resume": "again"})
+    assert done["decision"] == "refund: again"
+    assert (await client.threads.get(thread_id))["status"] == "idle"
+
+
 async def test_a_failed_resume_leaves_no_interrupt_to_answer(client: LangGraphClient):
     thread_id = await _new_thread(client)
     await client.runs.wait(thread_id, "hitl", input={"request": "refund"})

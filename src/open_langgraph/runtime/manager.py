@@ -351,6 +351,16 @@ class RunManager:
         if snapshot.interrupts and isinstance(output, dict):
             # Encoded as the streamed `updates` encode them (`response_schema` always there)
             output["__interrupt__"] = to_jsonable(list(snapshot.interrupts))
+        elif isinstance(output, dict) and output.get("__interrupt__") and not snapshot.next:
+            # Stopped at an interrupt the state lists no task for (a node reached through
+            # `Command(goto=...)`): a resume still answers it, so the thread is `interrupted`
+            # and shows it, as on the Platform, whose status comes from the run's own stream.
+            thread_update.status = "interrupted"
+            thread_update.interrupts = {
+                str(shown.get("id")): [shown]
+                for shown in output["__interrupt__"]
+                if isinstance(shown, dict)
+            }
         # A run that stops at an interrupt ended as it should: `success`, as on the Platform
         # (langgraph-api 0.16); its thread is `interrupted`. A run's own `interrupted` means
         # it was cancelled.
