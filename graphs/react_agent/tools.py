@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from langchain_core.tools import BaseTool, ToolException, tool
@@ -18,7 +18,6 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import Field
 
 from graphs.react_agent.context import Context
-from graphs.react_agent.search_first import is_project_question
 from graphs.react_agent.search_results import ShownResult, format_results
 from open_langgraph.envs.webshop.lucene import EnglishAnalyzer
 from open_langgraph.models.tool_use import latest_question
@@ -62,13 +61,9 @@ def search_tool(
     except SearchError as exc:
         raise ToolException(f"search failed: {exc}") from exc
     results = interleaved(rankings, limit)
-    analyzer = _analyzer()
-    if not results or (
-        question
-        and not is_project_question(question)
-        and _share_found(question, results, analyzer) < UNRELATED_BELOW
-    ):
+    if not results:
         return f"No results for {query!r}."
+    analyzer = _analyzer()
     terms = query_terms(f"{query} {question}" if question else query)
     shown = (
         ShownResult(
@@ -77,31 +72,6 @@ def search_tool(
         for result in results
     )
     return format_results(shown)
-
-
-UNRELATED_BELOW = 0.3
-"""The share of a general question's words the best passage must hold to be shown.
-
-Asked to translate "good morning" into French, the embedded model searched these docs, got a
-passage that shares one word of four ("morning") and answered with a performance figure. On
-the docs questions of the everyday and search sets the best of the top passages holds at least
-a third of the question's words (0.33-1.0); on general questions that drew unrelated passages,
-a quarter or less (translations, opposites, a chemical formula: 0.0-0.25). Below the line the
-search says it found nothing, which the model answers from its own knowledge
-(`failed_tools.py`); a question about this project (`is_project_question`) always gets its
-passages."""
-
-
-def _share_found(question: str, results: list[dict[str, Any]], analyzer: EnglishAnalyzer) -> float:
-    """The largest share of the question's words (stemmed, question words left out) that one
-    result's title and passage hold."""
-    wanted = set(analyzer(query_terms(question)))
-    if not wanted:
-        return 1.0
-    return max(
-        len(wanted & set(analyzer(f"{result['title']} {result['content']}"))) / len(wanted)
-        for result in results
-    )
 
 
 def _searchable_question(state: object) -> str:

@@ -97,8 +97,7 @@ async def test_settings_come_from_environment_variables(
     monkeypatch.setenv("SYSTEM_PROMPT", "Env prompt at {system_time}.")
     monkeypatch.setenv("MAX_SEARCH_RESULTS", "1")
     model = script(tool_call("search", "s1", query="llama fact"), AIMessage("done"))
-    # A question the notes are about: passages unrelated to a general question are not shown.
-    result = await graph.ainvoke({"messages": [HumanMessage("What is a llama fact?")]})
+    result = await graph.ainvoke(QUESTION)
 
     assert script.requested == ["openai/env-model", "openai/env-model"]
     assert model.seen[0][0].content.startswith("Env prompt at 20")

@@ -187,37 +187,6 @@ def test_the_agents_search_tool_gives_each_passage_its_source(docs: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    ("question", "query", "shown"),
-    [
-        # Shares one word of four with the passage that mentions winter: unrelated.
-        ("Translate 'winter' into French, please.", "winter", False),
-        ("When should I prune roses?", "prune roses", True),
-    ],
-)
-def test_passages_that_do_not_hold_a_general_question_s_words_are_not_shown(
-    docs: Path, question: str, query: str, shown: bool
-) -> None:
-    """Asked to translate "good morning", the model searched, got a passage sharing one word
-    and answered with a figure from it: such a search now says it found nothing."""
-    from langchain_core.messages import HumanMessage
-
-    from graphs.react_agent.tools import search_tool
-
-    runtime = ToolRuntime(
-        state={"messages": [HumanMessage(question)]},
-        context=None,
-        config={},
-        stream_writer=lambda _: None,
-        tool_call_id="s1",
-        store=None,
-    )
-    found = search_tool.func(query, runtime)  # type: ignore[misc]
-    assert found.startswith("[1] ") is shown
-    if not shown:
-        assert found == f"No results for {query!r}."
-
-
-@pytest.mark.parametrize(
     ("query", "max_results", "message"),
     [
         ("  ", 5, "query is empty"),
