@@ -53,6 +53,7 @@ from open_langgraph.tools.dates import (
     dates_named_in,
     days_in_expression,
 )
+from open_langgraph.tools.letters import PLAIN_QUOTES
 from open_langgraph.tools.temperature import convert_temperature, scale_of
 from open_langgraph.tools.units import UNITS
 
@@ -147,9 +148,9 @@ _PRIME = re.compile(
     rf"^is\s+(?:the\s+number\s+)?{_WHOLE}\s+(?:a\s+)?prime(?:\s+number)?(?:\s+or\s+not)?$"
 )
 _FACTORING = re.compile(
-    r"^(?:(?:what\s+(?:is|are)|what's|find|give\s+me)\s+)?(?:the\s+)?"
-    rf"(?:prime\s+factors|prime\s+factori[sz]ation)\s+of\s+{_WHOLE}$"
-    rf"|^(?:factor|factori[sz]e)\s+{_WHOLE.replace('?P<n>', '?P<m>')}$"
+    r"^(?:(?:(?:what\s+(?:is|are)|what's|find|give\s+me)\s+)?(?:the\s+)?"
+    r"(?:prime\s+factors|prime\s+factori[sz]ation)\s+of|factor|factori[sz]e)\s+"
+    rf"{_WHOLE}$"
 )
 #: "What is the greatest common divisor of 12 and 18?", "LCM of 4, 6 and 10".
 _DIVISOR_WORDS = {
@@ -169,7 +170,6 @@ _COMMON = re.compile(
     rf"(?P<which>{_DIVISOR_NAMES})\s+of\s+"
     r"(?P<numbers>\d+(?:\s*,\s*(?:and\s+)?\d+|\s+and\s+\d+)+)$"
 )
-_WHOLE_NUMBER = re.compile(r"\d+")
 #: "What is the next number in the sequence 2, 4, 8, 16?": the model said 4.
 _TERMS = (
     r"(?P<numbers>-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?){2,})"
@@ -187,7 +187,6 @@ _SEQUENCES = (
 #: Words a question names for what they stand for, not for their spelling: "how many letters
 #: are in the English alphabet" counts the alphabet's letters, not the word's.
 _NOT_SPELLED = frozenset({"alphabet", "english", "french", "german", "spanish", "greek", "latin"})
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _AMOUNT_WORDS = {"a": "1", "an": "1", "one": "1", "half a": "0.5", "half an": "0.5"}
 
 
@@ -223,7 +222,7 @@ def ordering_of(question: str) -> str | None:
     """`max(9.11, 9.9)` for "Which is bigger, 9.11 or 9.9?", `sort 42, 7, 19` for "Sort these
     numbers from smallest to largest: 42, 7, 19": a question that only compares or orders the
     numbers it gives; else None."""
-    text = re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
+    text = _plain(question)
     found = _COMPARISON.match(text)
     if found:
         largest = found["way"] in ("bigger", "larger", "greater", "higher")
@@ -240,7 +239,7 @@ def spelling_of(question: str) -> str | None:
     """`count r in strawberry` for "How many r's are in strawberry?", `vowels in banana` for
     "how many vowels are in banana?", `reverse cat` for "spell cat backwards": a question only
     about the letters of the word it gives; else None."""
-    text = re.sub(r"\s+", " ", question.translate(_QUOTES).strip().lower().rstrip("?.! "))
+    text = _plain(question.translate(PLAIN_QUOTES))
     for pattern in _LETTER_COUNTS:
         found = pattern.match(text)
         if found and (spelled := _spelled(found)):
@@ -259,18 +258,24 @@ def spelling_of(question: str) -> str | None:
 def number_fact_of(question: str) -> str | None:
     """`is 97 prime`, `prime factors of 84`, `next in 2, 4, 8, 16`, `gcd(12, 18)` or
     `lcm(4, 6)` for a question that asks only that of the numbers it gives; else None."""
-    text = re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
+    text = _plain(question)
     if found := _PRIME.match(text):
         return f"is {found['n'].replace(',', '')} prime"
     if found := _FACTORING.match(text):
-        return f"prime factors of {(found['n'] or found['m']).replace(',', '')}"
+        return f"prime factors of {found['n'].replace(',', '')}"
     for pattern in _SEQUENCES:
         if found := pattern.match(text):
             return f"next in {', '.join(_NUMBER.findall(found['numbers']))}"
     if found := _COMMON.match(text):
         which = _DIVISOR_WORDS[re.sub(r"\s+", " ", found["which"])]
-        return f"{which}({', '.join(_WHOLE_NUMBER.findall(found['numbers']))})"
+        return f"{which}({', '.join(_NUMBER.findall(found['numbers']))})"
     return None
+
+
+def _plain(question: str) -> str:
+    """The question as the forms above read it: lower case, one space between words, without
+    its closing punctuation."""
+    return re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
 
 
 def _spelled(found: re.Match[str]) -> str | None:
@@ -329,7 +334,7 @@ def weekday_date(question: str) -> str | None:
 def conversion_of(question: str) -> str | None:
     """`3 weeks in hours` for "How many hours are there in 3 weeks?": a one-sentence question
     converting one quantity between two units of one kind; else None."""
-    text = re.sub(r"\s+", " ", question.strip().lower().rstrip("?.! "))
+    text = _plain(question)
     for pattern in _CONVERSIONS:
         found = pattern.match(text)
         if not found:

@@ -233,6 +233,8 @@ class CronService:
             raise NotFound(f"Cron with ID {cron_id} not found")
         changes: dict[str, Any] = {}
         payload = {**current["payload"], **run_changes}
+        if body.schedule is not None and "schedule" in payload:
+            payload["schedule"] = body.schedule
         if body.metadata is not None:
             metadata = stamped(value.get("metadata"), auth_filter)
             changes["metadata"] = metadata
@@ -241,8 +243,6 @@ class CronService:
             changes["payload"] = payload
         if body.schedule is not None:
             changes["schedule"] = body.schedule
-            if "schedule" in current["payload"]:
-                changes["payload"] = {**payload, "schedule": body.schedule}
         if "timezone" in sent:
             changes["timezone"] = body.timezone
         if "end_time" in sent:

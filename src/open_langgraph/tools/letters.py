@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 
 #: Typographic quotes (as phones type them) read as plain ones.
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _TEXT = (
     r"(?:the\s+(?:word|name|phrase)\s+)?"
     r"""(?:(?P<q>['"])(?P<quoted>[^'"]+)(?P=q)|(?P<word>[a-z][a-z-]*))"""
@@ -43,7 +43,7 @@ _VOWELS = frozenset("aeiou")
 def reverse_letters(expression: str) -> str | None:
     """`yrassecen` for `reverse necessary` (or `necessary backwards`), the word spelled
     backwards letter by letter; None when `expression` is not such a reversal."""
-    text = expression.translate(_QUOTES)
+    text = expression.translate(PLAIN_QUOTES)
     for pattern in _REVERSALS:
         found = pattern.match(text)
         if found is not None:
@@ -55,7 +55,7 @@ def reverse_letters(expression: str) -> str | None:
 def count_letters(expression: str) -> str | None:
     """How often a letter, or letters of a kind, occur in a word (see the module); None when
     `expression` is not such a count."""
-    text = expression.translate(_QUOTES)
+    text = expression.translate(PLAIN_QUOTES)
     found = _COUNT.match(text)
     if found is not None:
         letter = found["letter"].lower()
