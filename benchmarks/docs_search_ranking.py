@@ -4,7 +4,7 @@
 
 Ranks this project's README and docs/ passages (the `search` tool's default corpus) for the
 questions of `benchmarks/data/docs_search_dev.json`, a tuning set kept apart from the held-out
-everyday_eval.json, three ways:
+everyday_tuning.json, three ways:
 
 - `bm25`: the tool's ranking (tools/search.py: BM25 over text and heading path);
 - `dense`: cosine similarity of all-MiniLM-L6-v2 vectors (the `embeddings-local` extra) of the
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,9 +28,10 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # graphs/ beside benchmarks/
+from graphs.toolkit.search import PROJECT_ROOT, local_search
+from graphs.toolkit.search._documents import Passage, passages
 from open_langgraph.store_embeddings import load_local_embeddings
-from open_langgraph.tools.documents import Passage, passages
-from open_langgraph.tools.search import PROJECT_ROOT, local_search
 
 DATA = Path(__file__).parent / "data" / "docs_search_dev.json"
 RRF_K = 60

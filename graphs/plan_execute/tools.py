@@ -11,12 +11,13 @@ from collections.abc import Callable, Sequence
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from langgraph.constants import TAG_NOSTREAM
 
 from graphs.plan_execute.prompts import SUMMARIZE_PROMPT
 from graphs.plan_execute.weather import WeatherService
-from open_langgraph.tools import search
+from graphs.toolkit.calculator import CalculatorError, evaluate
+from graphs.toolkit.search import search
 
 ToolsFactory = Callable[[BaseChatModel], Sequence[BaseTool]]
 """Builds a run's tools from its chat model (tools such as `summarize` call the model)."""
@@ -69,8 +70,25 @@ def make_get_weather(service: WeatherService | None = None) -> BaseTool:
     )
 
 
+def make_calculator() -> BaseTool:
+    def calculator(expression: str) -> str:
+        try:
+            return evaluate(expression)
+        except CalculatorError as exc:
+            raise ToolException(f"calculator refused {expression!r}: {exc}") from exc
+
+    tool = StructuredTool.from_function(
+        calculator,
+        name="calculator",
+        description="Exact arithmetic with units (the toolkit's calculator). Input: one "
+        "expression, e.g. 2340 * 17%, (1200 - 300) / 4, 2.5 kg * 4 in g.",
+    )
+    tool.handle_tool_error = True
+    return tool
+
+
 def default_tools(model: BaseChatModel) -> list[BaseTool]:
-    return [make_web_search(), make_summarize(model), make_get_weather()]
+    return [make_calculator(), make_web_search(), make_summarize(model), make_get_weather()]
 
 
 def input_name(tool: BaseTool) -> str:

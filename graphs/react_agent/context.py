@@ -25,8 +25,8 @@ from typing import Any, Self
 from langchain_core.runnables import RunnableConfig
 
 from graphs.react_agent.prompts import SYSTEM_PROMPT
+from graphs.toolkit.search import MAX_RESULTS_LIMIT
 from open_langgraph.models import default_model
-from open_langgraph.tools.search import MAX_RESULTS_LIMIT
 
 
 @dataclass(kw_only=True)

@@ -1,101 +1,77 @@
-"""The ReAct loop: the model answers or asks for tools; tools run; the model sees their results.
+"""The ReAct agent: LangChain v1's `create_agent` loop (the model calls tools until it can
+answer), with its behaviour beyond the model and the tools as middleware, one concern each:
 
-START -> call_model -> (tool calls?) -> tools -> call_model ... -> END
+- `RunSettings`: each run's model and system prompt, from its context (context.py);
+- `UnansweredCalls`: a tool call that never ran is shown to the model as such;
+- `RepeatedCallGuard`: a call already made this turn is not run again;
+- `StepBudget`: the model answers while the run's step limit still has room for an answer,
+  and after at most `MAX_TOOL_ROUNDS` tool rounds a turn.
 
-The model's turn goes through `open_langgraph.models.tool_use.decide_turn`, which never runs
-an identical call twice in one turn and never lets an answer tell the user to use a tool, then
-`first_move`, which starts a question whose form names its tool with that tool (a question
-about this project with a search of the docs, a named date's weekday with the date sums, a
-conversion with the calculator); an answer to a project question that cannot be right (a
-heading, a flag for a variable, a needless calculation) is asked again once (`answer_checks`),
-and so is an answer that only repeats a failed tool (`failed_tools`).
+`build_agent` is shared with react_agent_hitl (plus a person's review) and subgraph_agent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any
 
-from langchain_core.messages import AIMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
+from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
-from langgraph.graph import END, START, StateGraph
-from langgraph.prebuilt import ToolNode
-from langgraph.runtime import Runtime
+from langgraph.config import get_config
+from langgraph.graph.state import CompiledStateGraph
 
-from graphs.react_agent.answer_checks import quoted_answer, review_note
 from graphs.react_agent.context import Context
-from graphs.react_agent.failed_tools import echoed_failure_note
-from graphs.react_agent.first_moves import first_move
 from graphs.react_agent.prompts import render_system_prompt
-from graphs.react_agent.state import InputState, State
+from graphs.react_agent.state import State
 from graphs.react_agent.tools import TOOLS
+from graphs.toolkit.middleware import (
+    ModelChosenPerRun,
+    RepeatedCallGuard,
+    RunSettings,
+    StepBudget,
+    UnansweredCalls,
+)
 from open_langgraph.models import load_chat_model
-from open_langgraph.models.tool_use import (
-    answer_unanswered_calls,
-    answer_with_note,
-    decide_turn,
-    marked_if_cut,
-)
 
-OUT_OF_STEPS_ANSWER = (
-    "Sorry, I could not find an answer to your question in the specified number of steps."
-)
-
-ModelNode = Callable[[State, Runtime[Context], RunnableConfig], Awaitable[dict[str, Any]]]
+MAX_TOOL_ROUNDS = 4
+"""Tool rounds a turn before the model must answer: a question needs one or two."""
 
 
-def out_of_steps(state: State, steps_per_tool_round: int) -> bool:
-    """Whether a tool call now would hit the recursion limit before the model sees its result.
+def run_model(request: ModelRequest[Any]) -> tuple[BaseChatModel, str]:
+    """The run's model and system prompt: its context over its `configurable` over env."""
+    settings = Context.resolve(request.runtime.context, get_config())
+    return load_chat_model(settings.model), render_system_prompt(settings.system_prompt)
 
-    A tool call needs `steps_per_tool_round` more steps (the tools, then the model again; the
-    HITL agent adds a review step). `is_last_step` alone covers only a limit of matching parity:
-    with the other parity the tools would still fit but the model's next turn would not.
+
+def build_agent(
+    name: str,
+    *,
+    tools: Sequence[BaseTool] = TOOLS,
+    middleware: Sequence[AgentMiddleware[Any, Any]] = (),
+    steps_per_round: int = 2,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The ReAct agent named `name`, with `middleware` inside the agent's own.
+
+    Args:
+        steps_per_round: graph steps a tool round takes: the tools and the model again, plus
+            one for each node `middleware` adds between them (a review).
     """
-    return state["is_last_step"] or state["remaining_steps"] <= steps_per_tool_round
+    return create_agent(
+        ModelChosenPerRun(),
+        list(tools),
+        middleware=[
+            RunSettings(run_model),
+            StepBudget(max_tool_rounds=MAX_TOOL_ROUNDS, steps_per_round=steps_per_round),
+            UnansweredCalls(),
+            RepeatedCallGuard(),
+            *middleware,
+        ],
+        state_schema=State,
+        context_schema=Context,
+        name=name,
+    )
 
 
-def make_call_model(tools: Sequence[BaseTool], *, steps_per_tool_round: int = 2) -> ModelNode:
-    """The model node for an agent whose tool calls take `steps_per_tool_round` more steps."""
-
-    async def call_model(
-        state: State, runtime: Runtime[Context], config: RunnableConfig
-    ) -> dict[str, Any]:
-        settings = Context.resolve(runtime.context, config)
-        model = load_chat_model(settings.model)
-        system = SystemMessage(content=render_system_prompt(settings.system_prompt))
-        messages = answer_unanswered_calls(state["messages"])
-        prompt = [system, *messages]
-        response = await decide_turn(model, prompt, tools, config)
-        response = first_move(response, messages, [tool.name for tool in tools])
-        note = review_note(response, messages) or echoed_failure_note(response, messages)
-        if note is not None:
-            again = await answer_with_note(model, tools, prompt, note, config)
-            if again.text.strip():
-                response = marked_if_cut(again)
-            if review_note(response, messages) is not None:
-                quoted = quoted_answer(messages)
-                if quoted is not None:
-                    response = AIMessage(content=quoted, id=response.id)
-        if response.tool_calls and out_of_steps(state, steps_per_tool_round):
-            return {"messages": [AIMessage(content=OUT_OF_STEPS_ANSWER, id=response.id)]}
-        return {"messages": [response]}
-
-    return call_model
-
-
-def route_model_output(state: State) -> Literal["tools", "__end__"]:
-    """To the tools when the model asked for any, else the run is done."""
-    last = state["messages"][-1]
-    if isinstance(last, AIMessage) and last.tool_calls:
-        return "tools"
-    return END
-
-
-builder = StateGraph(State, input_schema=InputState, context_schema=Context)
-builder.add_node("call_model", make_call_model(TOOLS))
-builder.add_node("tools", ToolNode(TOOLS))
-builder.add_edge(START, "call_model")
-builder.add_conditional_edges("call_model", route_model_output, ["tools", END])
-builder.add_edge("tools", "call_model")
-graph = builder.compile(name="react_agent")
+graph = build_agent("react_agent")

@@ -1,28 +1,13 @@
-"""The ReAct agent's state: the conversation, plus LangGraph's step budget.
+"""The ReAct agent's state: `create_agent`'s own (the conversation, merged by message id).
 
-`is_last_step` and `remaining_steps` are managed values: LangGraph computes them from the run's
-`recursion_limit` at every step; they are never part of the input or stored in checkpoints.
+Extend `State` with fields of your own and pass it as `state_schema` in graph.py; a field a
+middleware needs is better declared by that middleware's own `state_schema`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from langchain_core.messages import AnyMessage
-from langgraph.graph.message import add_messages
-from langgraph.managed import IsLastStep, RemainingSteps
-from typing_extensions import TypedDict
+from langchain.agents import AgentState
 
 
-class InputState(TypedDict):
-    """What a run takes: messages, merged into the thread's by id (`add_messages`)."""
-
-    messages: Annotated[list[AnyMessage], add_messages]
-
-
-class State(InputState):
-    """`is_last_step` is True on the step the recursion limit allows last; `remaining_steps` says
-    how many steps are left, which also catches a tool call one step earlier (see graph.py)."""
-
-    is_last_step: IsLastStep
-    remaining_steps: RemainingSteps
+class State(AgentState):
+    """The conversation (`messages`), plus what LangChain's middleware keep between steps."""

@@ -1,5 +1,5 @@
 """The ReAct agent with a person in the loop: every tool call waits for approve, edit, reject or
-respond, in the request format of LangChain v1's `HumanInTheLoopMiddleware`."""
+respond: LangChain v1's `HumanInTheLoopMiddleware`."""
 
 from graphs.react_agent_hitl.graph import graph
 

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from graphs.react_agent.state import InputState
+from typing import Annotated
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
+
+
+class InputState(TypedDict):
+    """What a run takes: messages, merged into the thread's by id (`add_messages`)."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
 
 
 class State(InputState, total=False):

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from open_langgraph.models.tool_use import call_key
+from graphs.toolkit.turns import call_key
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[2] / "src" / "open_langgraph"
-BELOW_HTTP = ["auth", "services", "runtime", "storage", "models", "envs", "tools"]
+BELOW_HTTP = ["auth", "services", "runtime", "storage", "models", "envs"]
 
 
 def _imports(path: Path) -> set[str]:
@@ -35,3 +35,15 @@ def test_layers_below_the_server_do_not_import_it(layer: str):
 def test_the_runtime_does_not_import_services():
     for path in (PACKAGE / "runtime").rglob("*.py"):
         assert not [m for m in _imports(path) if m.startswith("open_langgraph.services")], path
+
+
+def test_the_server_package_does_not_import_the_agents_toolkit():
+    """The agents' tools live beside them in graphs/toolkit: the server ships without them."""
+    offenders = {
+        str(path.relative_to(PACKAGE)): sorted(
+            m for m in _imports(path) if m.startswith("graphs.toolkit")
+        )
+        for path in PACKAGE.rglob("*.py")
+    }
+    assert {path: mods for path, mods in offenders.items() if mods} == {}
+    assert not (PACKAGE / "tools").exists(), "the agents' tools belong in graphs/toolkit"

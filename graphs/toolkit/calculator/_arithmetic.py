@@ -22,9 +22,9 @@ import operator
 import re
 from collections.abc import Callable
 
-from open_langgraph.tools.calculator_words import PERCENT_FUNCTION, UNIT_PREFIX, normalize
-from open_langgraph.tools.temperature import scale_of
-from open_langgraph.tools.units import BY_SYMBOL, UNITS, Quantity, UnitError
+from graphs.toolkit.calculator._temperature import scale_of
+from graphs.toolkit.calculator._units import BY_SYMBOL, UNITS, Quantity, UnitError
+from graphs.toolkit.calculator._words import PERCENT_FUNCTION, UNIT_PREFIX, normalize
 
 MAX_EXPRESSION_LENGTH = 500
 MAX_RESULT_BITS = 13_000

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from open_langgraph.tools.units import UNITS
+from graphs.toolkit.calculator._units import UNITS
 
 PERCENT_FUNCTION = "_percent"
 UNIT_PREFIX = "_u_"

@@ -20,12 +20,16 @@ import os
 import re
 import threading
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TypedDict
 
+from graphs.toolkit.search._documents import Passage, document_files, passages
+from graphs.toolkit.search._focus import focus_tables
+from graphs.toolkit.search._results import ShownResult, format_results
+from graphs.toolkit.search._tavily import TavilyError, tavily_search
+from open_langgraph.envs.webshop.lucene import EnglishAnalyzer
 from open_langgraph.envs.webshop.search import SearchIndex
-from open_langgraph.tools.documents import Passage, document_files, passages
-from open_langgraph.tools.tavily import TavilyError, tavily_search
 
 DOCS_ENV_VAR = "OLG_SEARCH_DOCS"
 TAVILY_KEY_ENV_VAR = "TAVILY_API_KEY"
@@ -169,6 +173,22 @@ def interleaved(rankings: list[list[SearchResult]], limit: int) -> list[SearchRe
                     seen.add(key)
                     merged.append(ranking[rank])
     return merged[:limit]
+
+
+def shown(results: list[SearchResult], query: str) -> str:
+    """`results` as the model reads them: numbered, with sources, and each table cut to the
+    rows that match `query` (`_focus.py`)."""
+    terms = query_terms(query)
+    return format_results(
+        ShownResult(r["title"], r["url"], focus_tables(r["content"], terms, _analyzer()))
+        for r in results
+    )
+
+
+@cache
+def _analyzer() -> EnglishAnalyzer:
+    """The search's own stemming, so a table row matches the query as a passage does."""
+    return EnglishAnalyzer()
 
 
 def query_terms(query: str) -> str:

@@ -1,6 +1,6 @@
 """react_agent_hitl served by a live `olg serve`, on the scripted model of
 tests/ui/scripted_agents.py, driven through the official `langgraph_sdk` client: answers in the
-middleware's format and the earlier shapes resume it, and both ways clients end a review
+middleware's format resume it, and both ways clients end a review
 (`goto: "__end__"`, a state update as `__end__`) leave the thread idle and ready for the next
 question."""
 
@@ -56,16 +56,18 @@ def _tool_results(values: dict[str, Any]) -> list[tuple[str, str]]:
             ("forty-two", "success"),
             id="respond",
         ),
-        pytest.param({"type": "approve"}, ("42", "success"), id="a single decision object"),
+        pytest.param({"decisions": [{"type": "approve"}]}, ("42", "success"), id="approve"),
         pytest.param(
-            [
-                {
-                    "type": "edit",
-                    "editedAction": {"name": "calculator", "args": {"expression": "6*8"}},
-                }
-            ],
+            {
+                "decisions": [
+                    {
+                        "type": "edit",
+                        "edited_action": {"name": "calculator", "args": {"expression": "6*8"}},
+                    }
+                ]
+            },
             ("48", "success"),
-            id="a bare list with the JS client's editedAction",
+            id="edit",
         ),
     ],
 )
@@ -82,7 +84,8 @@ async def test_answers_resume_the_run(
     ]
     # As the JS SDK's `submit({}, {command})` sends it: an empty input with the command.
     done = await client.runs.wait(thread_id, AGENT, input={}, command={"resume": resume})
-    assert _tool_results(done) == [result]
+    [(content, status)] = _tool_results(done)
+    assert content.endswith(result[0]) and status == result[1]
     assert (await client.threads.get(thread_id))["status"] == "idle"
 
 
@@ -101,7 +104,8 @@ async def test_an_ended_review_leaves_the_thread_idle_for_the_next_question(
 
     again = {"messages": [{"role": "user", "content": "calculate 1 + 1"}]}
     await client.runs.wait(thread_id, AGENT, input=again)
-    done = await client.runs.wait(thread_id, AGENT, command={"resume": {"type": "approve"}})
+    approve = {"decisions": [{"type": "approve"}]}
+    done = await client.runs.wait(thread_id, AGENT, command={"resume": approve})
     # The ended call never ran; the new one did, and the run went on past it.
     assert _tool_results(done) == [("2", "success")]
     assert done["messages"][-1]["content"] == "The calculator says 2. That is the answer."

@@ -1,7 +1,6 @@
-"""The shared tool-use guards (`open_langgraph.models.tool_use`) as the ReAct agent lives them,
-with a scripted model: a repeated call is not run again, an answer that tells the user to use a
-tool is replaced by a call, a call left without a result is shown to the model as never run,
-and the prompt prefix stays the same when only the time changes."""
+"""The ReAct agent's middleware (graphs/toolkit/middleware) as the agent lives them, with a
+scripted model: a repeated call is not run again, a call left without a result is shown to the
+model as never run, and the prompt prefix stays the same when only the time changes."""
 
 from __future__ import annotations
 
@@ -15,13 +14,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 import graphs.react_agent.tools as react_tools
 from graphs.react_agent import graph
 from graphs.react_agent.prompts import SYSTEM_PROMPT, render_system_prompt
-from open_langgraph.models.tool_use import (
-    ANSWER_FROM_EARLIER_RESULT,
-    CUT_MARKER,
-    NEVER_RAN,
-    answer_unanswered_calls,
-    names_a_tool,
-)
+from graphs.toolkit.clock import describe_moment
+from graphs.toolkit.middleware.repeat_guard import ANSWER_FROM_EARLIER_RESULT
+from graphs.toolkit.middleware.unanswered_calls import NEVER_RAN, answered
 
 from .conftest import ModelScript, tool_call
 
@@ -60,6 +55,7 @@ async def test_an_identical_call_in_the_same_turn_is_answered_from_the_earlier_r
     assert not result["messages"][-1].tool_calls
     # The third call saw the earlier result and was told to answer from it.
     third = model.seen[2]
+    assert isinstance(third[0], SystemMessage)
     assert any(isinstance(m, ToolMessage) and "graph library" in m.content for m in third)
     assert third[-1].content == ANSWER_FROM_EARLIER_RESULT.format(name="search")
     assert [type(m).__name__ for m in result["messages"]] == [
@@ -95,39 +91,6 @@ async def test_a_different_argument_is_not_a_repeat(
     )
     await graph.ainvoke(QUESTION)
     assert searches == ["LangGraph", "LangGraph checkpointer"]
-
-
-async def test_an_answer_telling_the_user_to_use_a_tool_becomes_the_call(
-    script: ModelScript,
-) -> None:
-    model = script(
-        AIMessage("You can use the calculator to compute 17 * 23."),
-        tool_call("calculator", "c1", expression="17 * 23"),
-        AIMessage("17 * 23 = 391."),
-    )
-    result = await graph.ainvoke({"messages": [HumanMessage("What is 17 * 23?")]})
-
-    assert [m.content for m in result["messages"] if isinstance(m, ToolMessage)] == ["391"]
-    assert result["messages"][-1].content == "17 * 23 = 391."
-    assert all("use the calculator" not in str(m.content) for m in result["messages"])
-    assert len(model.seen) == 3
-
-
-async def test_after_a_tool_ran_an_answer_may_name_it(script: ModelScript) -> None:
-    script(
-        tool_call("calculator", "c1", expression="2 + 2"),
-        AIMessage("The calculator says 4."),
-    )
-    result = await graph.ainvoke({"messages": [HumanMessage("2 + 2?")]})
-    assert result["messages"][-1].content == "The calculator says 4."
-
-
-def test_tool_names_are_recognised_however_spelled() -> None:
-    names = ["search", "calculator", "get_current_time"]
-    assert names_a_tool("Use get current time for that.", names)
-    assert names_a_tool("Call `get_current_time`.", names)
-    assert names_a_tool("You can Search for it online.", names)
-    assert not names_a_tool("Researchers calculated 391.", names)
 
 
 def test_the_prompt_is_the_same_all_day_so_the_cached_prefix_holds() -> None:
@@ -171,41 +134,14 @@ def test_a_call_without_a_result_is_shown_to_the_model_as_never_run() -> None:
     ran = ToolMessage("found", tool_call_id="a", name="search")
     thread = [HumanMessage("q"), AIMessage("", tool_calls=calls), ran, HumanMessage("again")]
 
-    shown = answer_unanswered_calls(thread)
+    shown = answered(thread)
     # Right after the call's message, where providers want the results; the others untouched.
     assert shown[:2] == thread[:2] and shown[3:] == thread[2:]
     never = shown[2]
     assert isinstance(never, ToolMessage)
     assert (never.tool_call_id, never.content, never.status) == ("b", NEVER_RAN, "error")
-    assert answer_unanswered_calls(shown) == shown
+    assert answered(shown) == shown
     assert len(thread) == 4  # the thread itself is not changed
-
-
-async def test_an_answer_cut_at_the_token_limit_says_so(
-    script: ModelScript, searches: list[str]
-) -> None:
-    """A reply that ran out of tokens (finish_reason "length") ends with a marker, whether it
-    came straight or through the repeated-call path, where the 1.5B model copied a long result."""
-    cut = {"finish_reason": "length"}
-    script(
-        tool_call("search", "s1", query="LangGraph"),
-        tool_call("search", "s2", query="LangGraph"),
-        AIMessage("LangGraph is a graph library that lets you", response_metadata=cut),
-    )
-    repeated = (await graph.ainvoke(QUESTION))["messages"][-1]
-    assert repeated.content == "LangGraph is a graph library that lets you" + CUT_MARKER
-    assert repeated.response_metadata["repeated_call"] == "search"
-
-    # A question the model answers without a tool (not one about this project, which starts
-    # with a search: graphs/react_agent/search_first.py).
-    story = {"messages": [HumanMessage("Tell me a short story.")]}
-    script(AIMessage("The answer is", response_metadata=cut))
-    direct = (await graph.ainvoke(story))["messages"][-1]
-    assert direct.content == "The answer is" + CUT_MARKER
-
-    script(AIMessage("A whole answer.", response_metadata={"finish_reason": "stop"}))
-    whole = (await graph.ainvoke(story))["messages"][-1]
-    assert whole.content == "A whole answer."
 
 
 def test_dates_come_with_their_weekday() -> None:
@@ -213,11 +149,9 @@ def test_dates_come_with_their_weekday() -> None:
     name it."""
     moment = datetime(2026, 11, 26, 9, 5, 7, tzinfo=UTC)
     assert "Today's date: 2026-11-26 (Thursday)" in render_system_prompt(SYSTEM_PROMPT, moment)
-    assert react_tools.describe_moment(moment, "UTC") == (
-        "Thursday, 2026-11-26, 09:05:07 in UTC (UTC+00:00)"
-    )
+    assert describe_moment(moment, "UTC") == ("Thursday, 2026-11-26, 09:05:07 in UTC (UTC+00:00)")
     tokyo = moment.astimezone(ZoneInfo("Asia/Tokyo"))
-    assert react_tools.describe_moment(tokyo, "Asia/Tokyo") == (
+    assert describe_moment(tokyo, "Asia/Tokyo") == (
         "Thursday, 2026-11-26, 18:05:07 in Asia/Tokyo (UTC+09:00)"
     )
     answer = react_tools.get_current_time.invoke({"timezone": "Europe/Lisbon"})
@@ -245,3 +179,20 @@ def test_the_clock_tool_does_the_calendar_arithmetic() -> None:
     assert back.endswith(f"Yesterday: {yesterday.strftime('%A')}, {yesterday.isoformat()}")
     assert "Tomorrow" in react_tools.get_current_time.invoke({"days_from_today": 1})
     assert ". " not in react_tools.get_current_time.invoke({})
+
+
+async def test_a_thread_whose_last_call_never_ran_gets_a_valid_next_turn(
+    script: ModelScript,
+) -> None:
+    """A run stopped between the call and the tool (cancelled, a review ended): the next turn's
+    model sees the call answered as never run, so a provider's API does not refuse it."""
+    stopped = AIMessage("", tool_calls=[ToolCall(name="search", args={"query": "x"}, id="s9")])
+    model = script(AIMessage("Sorry, that search never ran. What next?"))
+    thread = [HumanMessage("Find x."), stopped, HumanMessage("Well?")]
+    result = await graph.ainvoke({"messages": thread})
+
+    seen = model.seen[0]
+    never = seen[3]
+    assert isinstance(never, ToolMessage) and never.tool_call_id == "s9"
+    assert never.content == NEVER_RAN
+    assert not any(isinstance(m, ToolMessage) for m in result["messages"])

@@ -117,7 +117,7 @@ async def test_second_question_is_answered_with_the_first_turn_in_view(
         context=SHORT,
         stream_mode=["tasks"],
     ):
-        if part.event == "tasks" and part.data.get("name") == "call_model" and "input" in part.data:
+        if part.event == "tasks" and part.data.get("name") == "model" and "input" in part.data:
             model_inputs.append(part.data["input"]["messages"])
 
     # The model's first call of the second run was given the whole first turn, then the question.

@@ -10,9 +10,9 @@ from langchain_core.messages import HumanMessage
 from langgraph.prebuilt import ToolRuntime
 
 from graphs.react_agent import tools as react_tools
+from graphs.toolkit.search import SearchResult, interleaved
+from graphs.toolkit.search._focus import focus_tables
 from open_langgraph.envs.webshop.lucene import EnglishAnalyzer
-from open_langgraph.tools.passage_focus import focus_tables
-from open_langgraph.tools.search import SearchResult, interleaved
 
 SETTINGS = [
     ("OLG_PORT", "port the server listens on", "8123"),

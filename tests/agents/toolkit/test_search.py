@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from langgraph.prebuilt import ToolRuntime
 
-from open_langgraph.tools import SearchError, search
-from open_langgraph.tools import tavily as tavily_module
+from graphs.toolkit.search import SearchError, search
+from graphs.toolkit.search import _tavily as tavily_module
 
 # The package exports the function `search`, which hides the module of the same name.
-search_module = importlib.import_module("open_langgraph.tools.search")
+search_module = importlib.import_module("graphs.toolkit.search")
 
 GARDEN = """# Gardening notes
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from graphs.react_agent.tools import calculator
-from open_langgraph.tools import CalculatorError, calculate
-from open_langgraph.tools.temperature import convert_temperature
+from graphs.toolkit.calculator import CalculatorError, calculate
+from graphs.toolkit.calculator._temperature import convert_temperature
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ class LocalChatModel(BaseChatModel):
 
     answer_choice: ClassVar[str] = FINAL_ANSWER
     """The `tool_choice` that makes a reply an answer while the tools stay described
-    (`open_langgraph.models.tool_use` looks for it)."""
+    (`graphs.toolkit.middleware.repeat_guard` looks for it)."""
 
     model_name: str = "qwen2.5-coder-1.5b"
     """A name from the local catalogue (`qwen2.5-coder-1.5b`, `smollm2-135m`)."""
