@@ -60,7 +60,7 @@ async def test_a_react_run_traces_its_nodes_model_calls_with_tokens_and_its_tool
 
     assert (trace["run_id"], trace["status"], trace["complete"]) == (run_id, "success", True)
     nodes = _by_kind(trace, "node")
-    assert [n["name"] for n in nodes] == ["call_model", "tools", "call_model"]
+    assert [n["name"] for n in nodes] == ["model", "tools", "model"]
     assert [n["step"] for n in nodes] == [1, 2, 3]
     models = _by_kind(trace, "model")
     assert len(models) == 2

@@ -180,7 +180,7 @@ def _load(name: str | None = None, **_: Any) -> ScriptedStreamingModel:
     return ScriptedStreamingModel()
 
 
-# Both agents' model node is `graphs.react_agent.graph.make_call_model`, which loads the
+# Both agents' RunSettings middleware (graphs/react_agent/graph.py::run_model) loads the
 # model through this module global; the package re-exports `graph`, hiding the module.
 _react = importlib.import_module("graphs.react_agent.graph")
 _react.load_chat_model = _load  # type: ignore[attr-defined]

@@ -24,9 +24,9 @@ def test_graph_is_drawn_and_the_schema_form_saves_a_new_version(
     expect(page.get_by_role("heading", name="ui-versions · react_agent")).to_be_visible()
     graph = page.get_by_role("img", name="Graph of react_agent")
     expect(graph).to_be_visible()
-    for node in ("__start__", "call_model", "tools", "__end__"):
+    for node in ("__start__", "model", "tools", "__end__"):
         expect(graph.locator("text", has_text=node)).to_have_count(1)
-    expect(page.locator("svg.graph title")).to_contain_text("call_model to tools (conditional)")
+    expect(page.locator("svg.graph title")).to_contain_text("model to tools (conditional)")
 
     form = page.get_by_role("form", name="New version")
     form.get_by_label("Max Search Results").fill("7")

@@ -73,8 +73,8 @@ def test_rejecting_a_tool_call_tells_the_model_and_never_runs_it(
     log = page.get_by_role("log", name="Conversation")
     reply = log.locator(".msg.ai .text").last
     expect(reply).to_have_text(
-        shown("The calculator call failed: A person rejected the call to `calculator`: ")
-        + "No arithmetic today."
+        shown("The calculator call failed: User rejected the tool call for `calculator` ")
+        + "with reason: No arithmetic today."
     )
     expect(reply.locator("code")).to_have_text("calculator")
     expect(page.get_by_role("status")).to_have_text(DONE)

@@ -49,11 +49,11 @@ def test_a_tool_run_shows_its_nodes_model_calls_with_tokens_and_tool_call(
     page.get_by_role("link", name="Trace").click()
     timeline = page.get_by_role("list", name="Timeline")
     rows = timeline.locator("li.span")
-    expect(rows).to_have_count(6)  # call_model, its model call, tools, calculator, again
+    expect(rows).to_have_count(6)  # model, its model call, tools, calculator, again
     assert [url for url in fetched if "/assets/trace-" in url]  # fetched on opening
     kinds = [(r.get_attribute("data-kind"), r.get_attribute("data-name")) for r in rows.all()]
     assert [kind for kind, _ in kinds] == ["node", "model", "node", "tool", "node", "model"]
-    assert [name for kind, name in kinds if kind == "node"] == ["call_model", "tools", "call_model"]
+    assert [name for kind, name in kinds if kind == "node"] == ["model", "tools", "model"]
 
     # The token counts the page shows are the server's record of the scripted model's usage.
     trace = _trace_of_latest_run(served, thread_id)
