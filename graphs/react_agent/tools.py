@@ -1,5 +1,5 @@
 """The ReAct agent's tools: small, typed, one job each. To add one, write it and list it in
-`TOOLS`.
+`_tools()`.
 
 The argument schemas carry the meaning: an embedded model decodes each call under its tool's
 JSON schema (docs/models.md), so a bounded string (`max_length`) is never cut off mid-call and

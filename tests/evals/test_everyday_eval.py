@@ -3,9 +3,7 @@ strict on the value and lenient on the wording."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
@@ -13,23 +11,14 @@ from typing import Any
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.evals.benchmark_modules import BENCHMARKS, load_benchmark
+
 NOW = datetime(2026, 11, 26, 10, 5, tzinfo=UTC)  # a Thursday
 
 
 @pytest.fixture(scope="module")
 def everyday() -> ModuleType:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "everyday_eval", BENCHMARKS / "everyday_eval.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    return load_benchmark("everyday_eval")
 
 
 def test_at_least_sixty_questions_fifteen_of_each_kind(everyday: ModuleType) -> None:

@@ -4,33 +4,20 @@ lists as a reader would. Only the data's shape is read here, never an answer to 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.evals.benchmark_modules import BENCHMARKS, load_benchmark
+
 SETS = ["agents_heldout.json", "subgraph_agent_heldout.json", "plan_execute_heldout.json"]
 NOW = datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
 def harness() -> ModuleType:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "heldout_eval", BENCHMARKS / "heldout_eval.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["heldout_eval"] = module  # its dataclass looks itself up there
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    return load_benchmark("heldout_eval")
 
 
 @pytest.mark.parametrize("name", SETS)

@@ -16,19 +16,13 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, HumanMessage
 
+from graphs.toolkit.middleware._replies import answer_choice, last_reply
 from graphs.toolkit.turns import earlier_result
 
 ANSWER_FROM_EARLIER_RESULT = (
     "You already called {name} with these arguments in this turn, and its result is above. "
     "Do not call it again: answer the question now from the results you have."
 )
-
-
-def answer_choice(request: ModelRequest[Any]) -> str:
-    """The `tool_choice` that makes the model answer: an embedded model's own, which keeps the
-    tools in its prompt, else "none"."""
-    choice = getattr(type(request.model), "answer_choice", None)
-    return choice if isinstance(choice, str) else "none"
 
 
 class RepeatedCallGuard(AgentMiddleware[Any, Any]):
@@ -38,8 +32,8 @@ class RepeatedCallGuard(AgentMiddleware[Any, Any]):
         self, request: ModelRequest[Any], response: ModelResponse[Any]
     ) -> tuple[ModelResponse[Any], ModelRequest[Any] | None]:
         """The response with repeated calls dropped, or the request that asks for an answer."""
-        reply = response.result[-1] if response.result else None
-        if not isinstance(reply, AIMessage) or not reply.tool_calls:
+        reply = last_reply(response)
+        if reply is None or not reply.tool_calls:
             return response, None
         fresh = [c for c in reply.tool_calls if earlier_result(request.messages, c) is None]
         if len(fresh) == len(reply.tool_calls):
@@ -55,8 +49,8 @@ class RepeatedCallGuard(AgentMiddleware[Any, Any]):
 
     def _answered(self, request: ModelRequest[Any], response: ModelResponse[Any]) -> Any:
         """The answer asked for; without any text, what the repeated call found."""
-        reply = response.result[-1] if response.result else None
-        if isinstance(reply, AIMessage) and reply.text.strip() and not reply.tool_calls:
+        reply = last_reply(response)
+        if reply is not None and reply.text.strip() and not reply.tool_calls:
             return response
         found = request.messages[-1].text if request.messages else ""
         return ModelResponse(result=[AIMessage(content=f"Here is what I found: {found}")])

@@ -18,7 +18,7 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.messages import AIMessage
 from langgraph.config import get_config
 
-from graphs.toolkit.middleware.repeat_guard import answer_choice
+from graphs.toolkit.middleware._replies import answer_choice, last_reply
 from graphs.toolkit.turns import current_turn
 
 OUT_OF_STEPS_ANSWER = (
@@ -56,8 +56,8 @@ class StepBudget(AgentMiddleware[Any, Any]):
     @staticmethod
     def _answer_only(response: ModelResponse[Any]) -> ModelResponse[Any]:
         """A reply that still calls a tool (a model that ignores `tool_choice`) is replaced."""
-        reply = response.result[-1] if response.result else None
-        if isinstance(reply, AIMessage) and not reply.tool_calls and reply.text.strip():
+        reply = last_reply(response)
+        if reply is not None and not reply.tool_calls and reply.text.strip():
             return response
         return ModelResponse(result=[AIMessage(content=OUT_OF_STEPS_ANSWER)])
 
