@@ -11,7 +11,12 @@ import pytest
 
 from tests.evals.benchmark_modules import BENCHMARKS, load_benchmark
 
-SETS = ["agents_heldout.json", "subgraph_agent_heldout.json", "plan_execute_heldout.json"]
+SETS = [
+    "agents_heldout.json",
+    "agents_heldout_v2.json",
+    "subgraph_agent_heldout.json",
+    "plan_execute_heldout.json",
+]
 NOW = datetime(2026, 12, 2, 10, 0, tzinfo=UTC)
 
 
