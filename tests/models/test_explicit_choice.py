@@ -5,7 +5,7 @@ the answer as the function final_answer under a `call | answer` grammar, an answ
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -26,7 +26,11 @@ class ScriptedRunner:
         self.requests: list[Mapping[str, Any]] = []
 
     def complete(
-        self, request: Mapping[str, Any], on_chunk: ChunkCallback | None = None
+        self,
+        request: Mapping[str, Any],
+        on_chunk: ChunkCallback | None = None,
+        *,
+        stop_when: Callable[[str], bool] | None = None,
     ) -> Completion:
         self.requests.append(request)
         if on_chunk is not None:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from open_langgraph.models.local import LocalChatModel
 from open_langgraph.models.local.messages import TruncatedOutputError
+from open_langgraph.models.local.repetition import before_repeat, repeats_itself
 from open_langgraph.models.local.runner import Completion, ContextWindowExceededError, get_runner
 
 from .tools_fixture import ALL, BUY, CALC, CLICK, EMAIL, EVENT, FILTER, SEARCH, SHOP, WEATHER
@@ -114,7 +115,9 @@ def test_decode_tools_narrow_the_grammar_but_not_the_prompt(
     runner = smollm2.runner()
     requests: list[dict] = []
     complete = runner.complete
-    monkeypatch.setattr(runner, "complete", lambda r, *a: requests.append(r) or complete(r, *a))
+    monkeypatch.setattr(
+        runner, "complete", lambda r, *a, **k: requests.append(r) or complete(r, *a, **k)
+    )
     for prompt in ["Open e7.", "Open the item f1e4 now.", "Open something."]:
         bound = smollm2.bind_tools([general, SEARCH], tool_choice="any", decode_tools=[narrowed])
         reply = bound.invoke(prompt)
@@ -150,6 +153,15 @@ def test_text_streams_token_by_token(smollm2: LocalChatModel) -> None:
     assert len(text_chunks) > 3
     assert all(isinstance(c, AIMessageChunk) for c in chunks)
     assert chunks[-1].response_metadata["finish_reason"] in ("stop", "length")
+
+
+def test_a_reply_that_repeats_itself_is_stopped_early(smollm2: LocalChatModel) -> None:
+    looping = LocalChatModel(model_name="smollm2-135m", max_tokens=400)
+    prompt = "Repeat the word hello 200 times."  # a loop on demand: no answer needs one
+    reply = looping.invoke([HumanMessage(prompt)])
+    assert reply.response_metadata["finish_reason"] == "repetition"
+    assert reply.usage_metadata is not None and reply.usage_metadata["output_tokens"] < 400
+    assert not repeats_itself(str(reply.content))
 
 
 def test_streamed_tool_call_aggregates_to_valid_call(smollm2: LocalChatModel) -> None:
@@ -275,3 +287,13 @@ def test_a_call_cut_off_by_the_full_window_is_an_overflow_not_max_tokens(
     by_budget = Completion(cut, "length", prompt_tokens=300, completion_tokens=96)
     with pytest.raises(TruncatedOutputError, match="max_tokens=96"):
         smollm2._call_in(cut, by_budget, max_tokens=96)
+
+
+def test_a_repeat_is_caught_only_when_a_long_stretch_recurs_verbatim() -> None:
+    sentence = "DNS servers also handle queries for IPv6 addresses, which map names to hosts. "
+    assert repeats_itself("Intro. " + sentence * 3)
+    assert not repeats_itself(
+        "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n"
+    )
+    assert not repeats_itself(sentence)  # said once, however long
+    assert before_repeat("Intro. " + sentence * 3) in ("Intro. " + sentence * 2).rstrip()

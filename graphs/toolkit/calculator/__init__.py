@@ -16,13 +16,21 @@ from __future__ import annotations
 
 from graphs.toolkit.calculator._arithmetic import (
     CalculatorError,
+    NotArithmetic,
     calculate,
     format_number,
     format_result,
 )
 from graphs.toolkit.calculator._temperature import convert_temperature
 
-__all__ = ["CalculatorError", "calculate", "evaluate", "format_number", "format_result"]
+__all__ = [
+    "CalculatorError",
+    "NotArithmetic",
+    "calculate",
+    "evaluate",
+    "format_number",
+    "format_result",
+]
 
 
 def evaluate(expression: str) -> str:

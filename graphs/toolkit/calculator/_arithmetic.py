@@ -82,6 +82,11 @@ class CalculatorError(ValueError):
     """The expression is not plain arithmetic, or its value cannot be computed."""
 
 
+class NotArithmetic(CalculatorError):
+    """The expression is not arithmetic at all (words, code): another tool's work, unlike a
+    division by zero, which no tool can compute."""
+
+
 def calculate(expression: str) -> Result:
     """The value of an arithmetic expression such as `25 * 4 + 17` or `(2 ** 10) / 3`; a
     `Quantity` when it carries units (`2.5 kg * 4 in g`).
@@ -97,7 +102,7 @@ def calculate(expression: str) -> Result:
     try:
         tree = ast.parse(normalize(arithmetic), mode="eval")
     except SyntaxError as exc:
-        raise CalculatorError(f"not an arithmetic expression: {expression!r}") from exc
+        raise NotArithmetic(f"not an arithmetic expression: {expression!r}") from exc
     try:
         value = _evaluate(tree.body)
         if isinstance(value, Quantity):
@@ -166,7 +171,7 @@ def _evaluate(node: ast.expr) -> Result:
             return Quantity.of(symbol)
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
-            raise CalculatorError(f"only numbers are allowed, not {node.value!r}")
+            raise NotArithmetic(f"only numbers are allowed, not {node.value!r}")
         return node.value
     if isinstance(node, ast.Name) and node.id in _CONSTANTS:
         return _CONSTANTS[node.id]
@@ -209,7 +214,7 @@ def _evaluate(node: ast.expr) -> Result:
         if isinstance(node.op, ast.Pow):
             _check_power(left, right)
         return _checked(_BINARY[type(node.op)](left, right))
-    raise CalculatorError(f"only {_ALLOWED} are allowed, not {ast.unparse(node)!r}")
+    raise NotArithmetic(f"only {_ALLOWED} are allowed, not {ast.unparse(node)!r}")
 
 
 def is_call(node: ast.expr, *names: str) -> bool:

@@ -10,6 +10,7 @@ programs, limits on time, memory and output (docs/agents/python_sandbox.md).
 
 from __future__ import annotations
 
+import ast
 import logging
 from functools import cache
 from typing import Annotated
@@ -38,13 +39,95 @@ def shared_sandbox() -> PythonSandbox:
     return PythonSandbox()
 
 
-def answer_of(run: SandboxResult) -> str:
+def answer_of(run: SandboxResult, code: str = "") -> str:
     """What the model reads: the output, then the last expression's value."""
     parts = [run.stdout.rstrip("\n")] if run.stdout.strip() else []
     if run.result is not None:
         parts.append(run.result)
-    text = "\n".join(parts) or "(no output: print() the answer, or end with an expression)"
-    return f"{text}\n[output cut]" if run.truncated else text
+    if not parts:
+        return silent_run_note(code)
+    text = "\n".join(parts) + ("\n[output cut]" if run.truncated else "")
+    notes = [note for note in (typed_in_note(code), written_code_note(code)) if note]
+    return "\n".join([text, *notes])
+
+
+def silent_run_note(code: str) -> str:
+    """What a run that printed nothing tells the model.
+
+    Asked to write a function, the 1.5B model put it in this tool, which defined it and printed
+    nothing, and then answered with an invented value ("True") instead of the code: 9 of 9 such
+    requests on the tuning set. Naming what the code defined lets the model see that it wrote
+    code rather than computed a value, and says what to do in each case.
+    """
+    defined = defined_names(code)
+    if not defined:
+        return "(no output: print() the answer, or end with an expression)"
+    return (
+        f"(no output: the code only defined {', '.join(defined)}.) If the user asked for this "
+        "code, give it to them in your answer; to compute a value, call it and print() it."
+    )
+
+
+def typed_in_note(code: str) -> str | None:
+    """A note for code that only prints constants: the model worked the answer out itself.
+
+    The 1.5B model sometimes "computes" by printing the value it already guessed
+    (`print('nelpel')`), and then trusts the tool's echo as a computed result.
+    """
+    tree = _parsed(code)
+    if tree is None or not tree.body or not all(_prints_constants(s) for s in tree.body):
+        return None
+    return (
+        "(note: this code computed nothing, it printed a value written into it. To be sure, "
+        "compute it in the code from the question's own data.)"
+    )
+
+
+def written_code_note(code: str) -> str | None:
+    """A reminder, when the code defines functions, that code the user asked for is an answer.
+
+    Asked to write a function, the model often ran it here and answered with one value it
+    returned instead of the code (tuning set: 8 of 9 such requests).
+    """
+    defined = defined_names(code)
+    if not defined:
+        return None
+    return (
+        f"(the code defined {', '.join(defined)}: if the user asked you to write code, answer "
+        "with the code itself.)"
+    )
+
+
+def _prints_constants(statement: ast.stmt) -> bool:
+    if not isinstance(statement, ast.Expr):
+        return False
+    value = statement.value
+    if isinstance(value, ast.Constant):
+        return True
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "print"
+        and all(isinstance(arg, ast.Constant) for arg in value.args)
+    )
+
+
+def _parsed(code: str) -> ast.Module | None:
+    """`code`'s tree, or None if it does not parse: `ast.parse` builds a tree and runs nothing,
+    so the host never executes the model's code."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def defined_names(code: str) -> list[str]:
+    """The functions and classes `code` defines at its top level (none if it does not parse)."""
+    tree = _parsed(code)
+    if tree is None:
+        return []
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return [node.name for node in tree.body if isinstance(node, kinds)]
 
 
 @tool("python")
@@ -59,9 +142,9 @@ def python_tool(
         ),
     ],
 ) -> str:
-    """Run Python code and get its output: for counting or reversing letters, dates and
-    weekdays (datetime), primes, sequences, sorting, and any exact computation. Standard
-    library only; no internet, no files."""
+    """Run Python code to compute a value exactly: counting or reversing letters,
+    primes, sequences, sorting. Standard library only: no internet, no files, no
+    installed packages. Code the user asks you to write goes in your answer, not here."""
     try:
         run = shared_sandbox().run(code, timeout_s=TIMEOUT_SECONDS)
     except SandboxUnavailable as exc:
@@ -69,7 +152,7 @@ def python_tool(
     if not run.ok:
         output = run.stdout.strip()
         raise ToolException(f"{output}\n{run.error}".strip() if output else str(run.error))
-    return answer_of(run)
+    return answer_of(run, code)
 
 
 python_tool.handle_tool_error = True

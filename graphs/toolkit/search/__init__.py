@@ -53,6 +53,11 @@ class SearchError(RuntimeError):
     """The search cannot run: a bad argument, no documents to search, or Tavily failed."""
 
 
+def web_search_configured() -> bool:
+    """Whether `search` goes to the web (Tavily) rather than the local documents."""
+    return bool(os.environ.get(TAVILY_KEY_ENV_VAR, "").strip())
+
+
 def search(query: str, max_results: int = 5) -> list[SearchResult]:
     """The best `max_results` documents for `query`, best first.
 

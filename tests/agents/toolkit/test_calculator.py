@@ -136,6 +136,18 @@ def test_the_tool_answers_the_model_with_the_number_and_refuses_with_a_reason() 
         assert form in description
 
 
+def test_a_refusal_of_words_points_to_python_and_a_division_by_zero_does_not() -> None:
+    from graphs.react_agent.tools import calculator
+    from graphs.toolkit.python_sandbox import python_tool_if_available
+
+    words = calculator.invoke({"expression": "'banana'.count('a')"})
+    assert words.endswith("use python.") == (python_tool_if_available() is not None)
+    assert (
+        calculator.invoke({"expression": "1 / 0"})
+        == "calculator refused '1 / 0': division by zero."
+    )
+
+
 def test_max_and_min_of_plain_numbers() -> None:
     assert calculate("max(9.11, 9.9)") == 9.9
     assert calculate("min(3, -4, 5)") == -4

@@ -177,6 +177,25 @@ def test_the_tool_answers_the_model_and_reports_failures_as_tool_errors() -> Non
     assert python_tool.args["code"]["maxLength"] == 2000
 
 
+def test_code_that_only_defines_a_function_says_so_instead_of_an_empty_result() -> None:
+    told = python_tool.invoke({"code": "def is_odd(n):\n    return n % 2 == 1\nclass Box: ..."})
+    assert "only defined is_odd, Box" in told and "give it to them in your answer" in told
+    assert python_tool.invoke({"code": "x = 1"}).startswith("(no output: print() the answer")
+
+
+def test_printing_a_typed_in_value_is_flagged_as_computing_nothing() -> None:
+    told = python_tool.invoke({"code": "print('tenalp')"})
+    assert told.startswith("tenalp\n") and "computed nothing" in told
+    computed = python_tool.invoke({"code": "print('planet'[::-1])"})
+    assert computed == "tenalp"
+
+
+def test_running_a_defined_function_reminds_that_written_code_is_an_answer() -> None:
+    told = python_tool.invoke({"code": "def double(n):\n    return 2 * n\nprint(double(21))"})
+    assert told.startswith("42\n") and "defined double" in told
+    assert "answer with the code itself" in told
+
+
 def test_without_node_the_tool_is_off_with_one_warning(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -35,6 +35,7 @@ from open_langgraph.models.local.budget import call_token_budget
 from open_langgraph.models.local.catalog import LOCAL_MODELS, LocalModelSpec
 from open_langgraph.models.local.files import ensure_model_file
 from open_langgraph.models.local.grammar import (
+    ANSWER_PREFIX,
     FINAL_ANSWER,
     ToolChoiceMode,
     answer_grammar,
@@ -51,6 +52,7 @@ from open_langgraph.models.local.messages import (
     to_chat_messages,
     tools_prompt,
 )
+from open_langgraph.models.local.repetition import repeats_itself
 from open_langgraph.models.local.runner import (
     Completion,
     ContextWindowExceededError,
@@ -224,7 +226,7 @@ class LocalChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         request, kind = self._request(messages, stop, kwargs)
-        completion = self.runner().complete(request)
+        completion = self.runner().complete(request, stop_when=_stop_for(kind))
         message = self._to_message(completion, kind, request["max_tokens"])
         info = {"finish_reason": completion.finish_reason, "timings": dict(completion.timings)}
         return ChatResult(generations=[ChatGeneration(message=message, generation_info=info)])
@@ -279,7 +281,10 @@ class LocalChatModel(BaseChatModel):
 
         def work() -> None:
             try:
-                pieces.put(_Done(runner.complete(request, on_chunk=pieces.put), None))
+                completion = runner.complete(
+                    request, on_chunk=pieces.put, stop_when=_stop_for(kind)
+                )
+                pieces.put(_Done(completion, None))
             except BaseException as exc:  # handed to the consuming thread, re-raised there
                 pieces.put(_Done(None, exc))
 
@@ -362,3 +367,16 @@ def _grammar_for(specs: Sequence[Mapping[str, Any]], choice: str) -> str | None:
     if choice in ("auto", "any"):
         return tool_call_grammar(specs, "auto" if choice == "auto" else "any")
     return tool_call_grammar([s for s in specs if s["name"] == choice], "any")
+
+
+def _stop_for(kind: ReplyKind) -> Callable[[str], bool] | None:
+    """When to end a decode early: an answer or text that repeats itself word for word. A
+    tool call is never cut: its arguments may repeat (code), and a cut call is of no use."""
+    if kind == "call":
+        return None
+
+    def answer_repeats(text: str) -> bool:
+        is_answer = not is_call_start(text) or text.startswith(ANSWER_PREFIX)
+        return is_answer and repeats_itself(text)
+
+    return answer_repeats

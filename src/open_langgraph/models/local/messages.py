@@ -51,9 +51,10 @@ def format_call(name: str, arguments: Mapping[str, Any]) -> str:
 
 ANSWER_SPEC: dict[str, Any] = {
     "name": FINAL_ANSWER,
-    "description": "Give the user your final answer. Call it only when the conversation "
-    "already holds everything the answer needs; to get a fact, a date or a computation, call "
-    "the function that provides it instead. Never tell the user to use a function.",
+    "description": "Give the user your answer: from the results above, or from your own "
+    "knowledge for general questions, explanations, and text or code the user asks you to "
+    "write. To compute something exactly or look something up, call the function that does it "
+    "first. Never tell the user to use a function.",
     "parameters": {
         "type": "object",
         "properties": {"answer": {"type": "string", "description": "the answer, in plain text"}},

@@ -22,6 +22,7 @@ from typing import Any
 
 from open_langgraph.extras import install_hint
 from open_langgraph.models.errors import ModelError, ModelUnavailableError
+from open_langgraph.models.local.repetition import before_repeat
 
 try:  # the provider-neutral error LangChain's agents catch (SummarizationMiddleware retries)
     from langchain_core.exceptions import ContextOverflowError
@@ -155,20 +156,27 @@ class LlamaRunner:
         return self._lock.locked()
 
     def complete(
-        self, request: Mapping[str, Any], on_chunk: ChunkCallback | None = None
+        self,
+        request: Mapping[str, Any],
+        on_chunk: ChunkCallback | None = None,
+        *,
+        stop_when: Callable[[str], bool] | None = None,
     ) -> Completion:
         """Run one chat completion; `on_chunk` receives text pieces as they are decoded.
 
         Args:
             request: an OpenAI chat-completions body (`messages`, `max_tokens`, `grammar`, ...).
             on_chunk: called from this thread for each decoded text piece when given.
+            stop_when: a test of the reply so far that ends the decode when it holds (a
+                reply repeating itself, `repetition.py`): finish_reason "repetition", the
+                text cut back to before the repeat.
 
         Raises:
             RuntimeError: llama.cpp rejected the request (the message is llama.cpp's).
         """
         body = dict(request)
         with self._lock:
-            if on_chunk is None:
+            if on_chunk is None and stop_when is None:
                 body["stream"] = False
                 result = self._server.handle_chat_completions(body)
                 _raise_on_error(result)
@@ -181,41 +189,55 @@ class LlamaRunner:
                     completion_tokens=result.get("usage", {}).get("completion_tokens", 0),
                     timings=result.get("timings", {}),
                 )
-            return self._stream(body, on_chunk)
+            return self._stream(body, on_chunk, stop_when)
 
-    def _stream(self, body: dict[str, Any], on_chunk: ChunkCallback) -> Completion:
+    def _stream(
+        self,
+        body: dict[str, Any],
+        on_chunk: ChunkCallback | None,
+        stop_when: Callable[[str], bool] | None,
+    ) -> Completion:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
         pieces: list[str] = []
         last: dict[str, Any] = {}
         errors: list[Mapping[str, Any]] = []
         finish_reason = "stop"
+        text = ""
 
         # Exceptions cannot cross the C++ callback boundary cleanly: record, raise afterwards.
-        def receive(chunk: Mapping[str, Any]) -> None:
-            nonlocal finish_reason
+        # Returning True from the callback ends the decode.
+        def receive(chunk: Mapping[str, Any]) -> bool:
+            nonlocal finish_reason, text
             if "error" in chunk:
                 errors.append(chunk)
-                return
+                return False
+            if "timings" in chunk or "usage" in chunk:
+                last.update(chunk)
             for choice in chunk.get("choices", ()):
                 piece = choice.get("delta", {}).get("content")
                 if piece:
                     pieces.append(piece)
-                    on_chunk(piece)
+                    text += piece
+                    if on_chunk is not None:
+                        on_chunk(piece)
+                    if stop_when is not None and stop_when(text):
+                        finish_reason = "repetition"
+                        return True
                 if choice.get("finish_reason"):
                     finish_reason = choice["finish_reason"]
-            if "timings" in chunk or "usage" in chunk:
-                last.update(chunk)
+            return False
 
         self._server.handle_chat_completions(body, receive)
         for error in errors:
             _raise_on_error(error)
         usage = last.get("usage") or {}
         return Completion(
-            text="".join(pieces),
+            text=before_repeat(text) if finish_reason == "repetition" else text,
             finish_reason=finish_reason,
             prompt_tokens=usage.get("prompt_tokens", 0),
-            completion_tokens=usage.get("completion_tokens", 0),
+            # A decode ended early sends no usage: each piece is one decoded token.
+            completion_tokens=usage.get("completion_tokens", len(pieces)),
             timings=last.get("timings", {}),
         )
 
