@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from open_langgraph import __version__, exit_codes
 from open_langgraph.config import AppConfig, ConfigError, find_config_file, load_config
+from open_langgraph.config_errors import print_config_error
 from open_langgraph.extras import needs_extra
 from open_langgraph.http_listener import (
     add_listen_arguments,
@@ -164,7 +165,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         config = load_config(find_config_file(args.config))
     except ConfigError as exc:
-        print(f"olg: config error: {exc}", file=sys.stderr)
+        print_config_error(exc)
         return exit_codes.CONFIG_ERROR
     for key, value in config.env.items():
         os.environ.setdefault(key, value)
@@ -196,7 +197,7 @@ def _serve(args: argparse.Namespace) -> int:
         store = store_settings(config.path, config.store, sqlite=not args.database_url)
         custom_app = _custom_app(config)
     except ConfigError as exc:
-        print(f"olg: config error: {exc}", file=sys.stderr)
+        print_config_error(exc)
         return exit_codes.CONFIG_ERROR
     if args.max_concurrency < 1:
         print("olg: --max-concurrency must be at least 1", file=sys.stderr)

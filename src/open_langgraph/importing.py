@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.metadata
 import importlib.util
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +44,54 @@ def _owning_project(top: str) -> LocalProject | None:
     return None
 
 
+def installed_version(top: str) -> tuple[str, str] | None:
+    """(distribution, version) of the installed package that provides module `top`."""
+    try:
+        for distribution in importlib.metadata.packages_distributions().get(top, []):
+            return distribution, importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return None
+
+
+def _satisfies(version: str, requirement: str) -> bool | None:
+    """Whether `version` meets `requirement`'s specifier (None when that cannot be told)."""
+    try:
+        from packaging.requirements import Requirement
+
+        return Requirement(requirement).specifier.contains(version, prereleases=True)
+    except Exception:
+        return None
+
+
+def missing_submodule_hint(module: str, requirement: str | None, root: Path | None) -> str | None:
+    """For `a.b` missing while `a` is installed: which version is installed, and whether it
+    meets the project's requirement (a project pinned to langchain 0.3 imports modules that
+    langchain 1.x no longer has); None when `a` is not installed."""
+    top = module.split(".")[0]
+    if module == top or (installed := installed_version(top)) is None:
+        return None
+    distribution, version = installed
+    have = f"{distribution} {version} is installed and has no module {module!r}"
+    if requirement is None:
+        return f"{have}: the code may be written for another version of {distribution}"
+    pip = f"{_python()} -m pip install"
+    if _satisfies(version, requirement) is False:
+        return f"{have}; {root} requires {requirement!r}: install it with `{pip} '{requirement}'`"
+    return f"{have}, although {root} requires {requirement!r}, which it meets"
+
+
 def missing_module_hint(module: str) -> str:
     """What installs `module` into the Python running olg, in one clause."""
     top = module.split(".")[0]
     pip = f"{_python()} -m pip install"
     for project in local_projects():
         if (requirement := project.requirement_for(top)) is not None:
+            if hint := missing_submodule_hint(module, requirement, project.root):
+                return hint
             return f"{project.root} requires it: install it with `{pip} '{requirement}'`"
+    if hint := missing_submodule_hint(module, None, None):
+        return hint
     if (extra := extra_for(top, in_graph=True)) is not None:
         return install_hint(extra)
     if (project := _owning_project(top)) is not None:
@@ -88,7 +131,70 @@ def _import_failure(
             f"importing {what} failed: no module named {exc.name!r}; "
             f"{hint or missing_module_hint(exc.name)}"
         )
-    return f"importing {what} failed: {one_line(exc)}"
+    summary = f"importing {what} failed: {one_line(exc)}"
+    chain = cause_chain(exc)
+    if len(chain) > 1:
+        summary += f"; cause: {one_line(chain[-1])}"
+    places = [p for p in (raised_at(chain[-1], config_dir), project_line(chain, config_dir)) if p]
+    if places:
+        summary += f" ({', from '.join(dict.fromkeys(places))})"
+    return summary
+
+
+def cause_chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and what lies below it, down to the innermost cause: an exception group's first
+    sub-exception, and the cause or context of each, in turn (a TaskGroup's "unhandled
+    errors" hides the real one)."""
+    chain = [exc]
+    while True:
+        if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            below: BaseException | None = exc.exceptions[0]
+        else:
+            below = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+        if below is None or any(below is seen for seen in chain):
+            return chain
+        chain.append(below)
+        exc = below
+
+
+def _frames(exc: BaseException) -> list[traceback.FrameSummary]:
+    return list(traceback.extract_tb(exc.__traceback__)) if exc.__traceback__ else []
+
+
+def _in_project(path: Path, config_dir: Path | None) -> bool:
+    return (
+        config_dir is not None
+        and "site-packages" not in path.parts
+        and path.is_relative_to(config_dir)
+    )
+
+
+def _place(frame: traceback.FrameSummary, config_dir: Path | None) -> str:
+    """`file:line`: the project's files from the config's folder (`./agent.py:5`), an installed
+    package's from the package down (`httpx/_client.py:1768`)."""
+    path = Path(frame.filename)
+    if config_dir is not None and _in_project(path, config_dir):
+        shown = f"./{path.relative_to(config_dir).as_posix()}"
+    elif "site-packages" in path.parts:
+        shown = "/".join(path.parts[path.parts.index("site-packages") + 1 :])
+    else:
+        shown = frame.filename
+    return f"{shown}:{frame.lineno}"
+
+
+def raised_at(exc: BaseException, config_dir: Path | None = None) -> str | None:
+    """Where `exc` was raised."""
+    frames = _frames(exc)
+    return _place(frames[-1], config_dir) if frames else None
+
+
+def project_line(chain: list[BaseException], config_dir: Path | None) -> str | None:
+    """The deepest line of the project's own code (under `config_dir`, outside installed
+    packages) on the way to the failure."""
+    for frame in reversed([f for exc in chain for f in _frames(exc)]):
+        if _in_project(Path(frame.filename), config_dir):
+            return _place(frame, config_dir)
+    return None
 
 
 def import_attribute(
@@ -113,13 +219,15 @@ def import_attribute(
             module_spec.loader.exec_module(module)
         except (Exception, SystemExit) as exc:
             failure = _import_failure(repr(location), exc, file, config_path.parent.resolve())
-            raise ConfigError(config_path, key, failure) from exc
+            raise ConfigError(config_path, key, failure, traceback_of=exc) from exc
     else:
         try:
             module = importlib.import_module(location)
         except (Exception, SystemExit) as exc:
-            failure = _import_failure(f"module {location!r}", exc)
-            raise ConfigError(config_path, key, failure) from exc
+            failure = _import_failure(
+                f"module {location!r}", exc, None, config_path.parent.resolve()
+            )
+            raise ConfigError(config_path, key, failure, traceback_of=exc) from exc
     if not hasattr(module, attribute):
         raise ConfigError(config_path, key, f"{location!r} has no attribute {attribute!r}")
     return getattr(module, attribute)

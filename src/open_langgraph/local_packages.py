@@ -143,8 +143,33 @@ class _Found:
 def _requirements(pyproject: dict[str, Any]) -> tuple[str, ...]:
     declared = _strings(_table(pyproject, "project").get("dependencies"))
     poetry = _table(pyproject, "tool", "poetry", "dependencies")
-    declared += [name for name in poetry if name.lower() != "python"]
+    declared += [
+        poetry_requirement(name, value) for name, value in poetry.items() if name != "python"
+    ]
     return tuple(declared)
+
+
+def poetry_requirement(name: str, constraint: Any) -> str:
+    """A Poetry dependency as a PEP 508 requirement: `^0.3.9` is `>=0.3.9,<0.4.0`, `~1.2` is
+    `>=1.2,<1.3` (Poetry's rules), a bare version is `==`; anything else is kept as written."""
+    if isinstance(constraint, dict):
+        constraint = constraint.get("version")
+    if not isinstance(constraint, str) or constraint.strip() in ("", "*"):
+        return name
+    text = constraint.strip()
+    if text[0] in "^~" and not text.startswith("~="):
+        parts = [int(p) for p in text[1:].split(".") if p.isdigit()]
+        if parts:
+            if text[0] == "^":  # the first non-zero part may not change
+                place = next((i for i, p in enumerate(parts) if p), len(parts) - 1)
+            else:  # the minor part may not change (the major one if only it is given)
+                place = min(1, len(parts) - 1)
+            upper = [*parts[:place], parts[place] + 1]
+            upper += [0] * (len(parts) - len(upper))
+            return f"{name}>={text[1:]},<{'.'.join(map(str, upper))}"
+    if text[0].isdigit():
+        return f"{name}=={text}"
+    return f"{name}{text}"
 
 
 def read_project(directory: Path) -> LocalProject | None:

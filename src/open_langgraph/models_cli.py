@@ -16,6 +16,7 @@ from typing import Any
 
 from open_langgraph import exit_codes
 from open_langgraph.config import AppConfig, ConfigError, find_config_file, load_config
+from open_langgraph.config_errors import print_config_error
 from open_langgraph.http_listener import (
     add_listen_arguments,
     cannot_listen,
@@ -102,7 +103,7 @@ def models_main(argv: Sequence[str]) -> int:
                 os.environ.setdefault(key, value)
         app = build_app(config, args.host)
     except ConfigError as exc:
-        print(f"olg: config error: {exc}", file=sys.stderr)
+        print_config_error(exc)
         return exit_codes.CONFIG_ERROR
     try:
         sock = listen(args.host, args.port)

@@ -201,6 +201,7 @@ def worker_argv(args: argparse.Namespace, api_url: str) -> list[str]:
 def worker_main(args: argparse.Namespace) -> int:
     """`olg worker`: execute queued runs until SIGTERM / SIGINT."""
     from open_langgraph.config import ConfigError, find_config_file, load_config
+    from open_langgraph.config_errors import print_config_error
 
     settings = queue_settings(args)
     if not isinstance(settings, QueueSettings):
@@ -210,7 +211,7 @@ def worker_main(args: argparse.Namespace) -> int:
     try:  # before the seconds of importing LangGraph, as `olg serve` does
         config = load_config(find_config_file(args.config))
     except ConfigError as exc:
-        print(f"olg: config error: {exc}", file=sys.stderr)
+        print_config_error(exc)
         return EXIT_CONFIG_ERROR
     for key, value in config.env.items():
         os.environ.setdefault(key, value)
@@ -230,7 +231,7 @@ def worker_main(args: argparse.Namespace) -> int:
             )
         metrics_server = _metrics_server(args, config)
     except ConfigError as exc:
-        print(f"olg: config error: {exc}", file=sys.stderr)
+        print_config_error(exc)
         return EXIT_CONFIG_ERROR
     except OSError as exc:
         print(

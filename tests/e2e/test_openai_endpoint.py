@@ -77,6 +77,20 @@ def test_plain_completion_has_openai_shape_and_usage(client: openai.OpenAI) -> N
     assert reply.usage.prompt_tokens_details.cached_tokens is not None
 
 
+def test_a_conversation_that_ends_with_the_assistant_gets_a_new_turn(
+    client: openai.OpenAI,
+) -> None:
+    """As OpenAI answers it: a new assistant message, not the last one continued (a
+    continuation starts mid-sentence, " Paris.")."""
+    messages = [
+        {"role": "user", "content": "What is the capital of France?"},
+        {"role": "assistant", "content": "The capital of France is"},
+    ]
+    reply = client.chat.completions.create(model=MODEL, messages=messages, max_tokens=16)
+    content = reply.choices[0].message.content or ""
+    assert content[:1].isupper(), f"continued instead of a new turn: {content!r}"
+
+
 def test_repeated_prompt_reports_cached_tokens(client: openai.OpenAI) -> None:
     messages = [
         {"role": "system", "content": "You are a terse assistant. " * 10},

@@ -49,6 +49,17 @@ async def test_runtime_first_factories_and_context_manager_factories_run(
     assert managed["text"] == "context:cy:hello"
 
 
+async def test_a_factory_builds_its_real_graph_only_for_a_run(client: LangGraphClient):
+    """`__is_for_execution__` is True exactly when the graph is built to execute a run."""
+    drawing = await client.assistants.get_graph("for_execution")
+    assert "placeholder" in {node["id"] for node in drawing["nodes"]}
+    thread = await client.threads.create()
+    result = await client.runs.wait(thread["thread_id"], "for_execution", input={"name": "ann"})
+    assert result["text"] == "built for a run:ann"
+    state = await client.threads.get_state(thread["thread_id"])
+    assert state["values"]["text"] == "built for a run:ann"
+
+
 async def test_state_edit_on_a_factory_graph_uses_the_update_access(client: LangGraphClient):
     thread = await client.threads.create()
     await client.runs.wait(thread["thread_id"], "runtime_first", input={"name": "di"})

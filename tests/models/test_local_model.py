@@ -155,6 +155,16 @@ def test_text_streams_token_by_token(smollm2: LocalChatModel) -> None:
     assert chunks[-1].response_metadata["finish_reason"] in ("stop", "length")
 
 
+def test_a_conversation_that_ends_with_the_assistant_is_answered_as_a_new_turn(
+    smollm2: LocalChatModel,
+) -> None:
+    """Not continued: llama.cpp's default prefill answered " Paris." to this."""
+    reply = smollm2.invoke(
+        [HumanMessage("What is the capital of France?"), AIMessage("The capital of France is")]
+    )
+    assert str(reply.content)[:1].isupper(), reply.content
+
+
 def test_a_reply_that_repeats_itself_is_stopped_early(smollm2: LocalChatModel) -> None:
     looping = LocalChatModel(model_name="smollm2-135m", max_tokens=400)
     prompt = "Repeat the word hello 200 times."  # a loop on demand: no answer needs one

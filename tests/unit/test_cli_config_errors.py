@@ -43,6 +43,7 @@ class Case:
     key: str
     problem: str
     use: str = "flag"  # how the file is chosen: "flag" (--config), "env" (OLG_CONFIG) or "cwd"
+    caused: bool = False  # an exception caused it: its traceback comes before the line
 
 
 @dataclass
@@ -114,12 +115,43 @@ def _graph_attribute_missing(d: Path) -> Case:
 def _graph_import_raises(d: Path) -> Case:
     _write(d, "agent.py", 'raise RuntimeError("model API key not set")\n')
     text = '{"graphs": {"agent": "./agent.py:graph"}}'
-    return Case(_config(d, text), "graphs.agent", "RuntimeError: model API key not set")
+    return Case(
+        _config(d, text), "graphs.agent", "RuntimeError: model API key not set", caused=True
+    )
+
+
+TASK_GROUP_GRAPH = """\
+import asyncio
+
+
+async def _connect():
+    raise ConnectionError("[Errno -2] Name or service not known")
+
+
+async def _load():
+    async with asyncio.TaskGroup() as group:
+        group.create_task(_connect())
+
+
+asyncio.run(_load())
+"""
+
+
+def _graph_import_fails_in_a_task_group(d: Path) -> Case:
+    # The group's own message says only "1 sub-exception": the line names the one inside, where
+    # it was raised, and the project's line.
+    _write(d, "agent.py", TASK_GROUP_GRAPH)
+    text = '{"graphs": {"agent": "./agent.py:graph"}}'
+    problem = (
+        "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception); cause: "
+        "ConnectionError: [Errno -2] Name or service not known ("
+    )
+    return Case(_config(d, text), "graphs.agent", problem, caused=True)
 
 
 def _graph_module_missing(d: Path) -> Case:
     text = '{"graphs": {"agent": "olg_no_such_package.agent:graph"}}'
-    return Case(_config(d, text), "graphs.agent", "olg_no_such_package")
+    return Case(_config(d, text), "graphs.agent", "olg_no_such_package", caused=True)
 
 
 def _graph_imports_a_file_beside_it(d: Path) -> Case:
@@ -129,14 +161,14 @@ def _graph_imports_a_file_beside_it(d: Path) -> Case:
     _write(d / "src" / "research", "prompts.py", "PROMPT = 'x'\n")
     text = '{"graphs": {"agent": "./src/research/graph.py:graph"}}'
     hint = 'not on the import path: add "./src/research" to `dependencies`'
-    return Case(_config(d, text), "graphs.agent", hint)
+    return Case(_config(d, text), "graphs.agent", hint, caused=True)
 
 
 def _graph_sees_config_env(d: Path) -> Case:
     # `env` is applied before graphs are imported: the module reads it at import time.
     _write(d, "agent.py", 'import os\nraise RuntimeError("got " + os.environ["OLG_T_SECRET"])\n')
     text = '{"graphs": {"agent": "./agent.py:graph"}, "env": {"OLG_T_SECRET": "s3cr3t"}}'
-    return Case(_config(d, text), "graphs.agent", "got s3cr3t")
+    return Case(_config(d, text), "graphs.agent", "got s3cr3t", caused=True)
 
 
 def _auth_file_missing(d: Path) -> Case:
@@ -176,7 +208,10 @@ def _factory_signature_unusable(d: Path) -> Case:
 def _graph_module_exits(d: Path) -> Case:
     _write(d, "agent.py", "import sys\nsys.exit(3)\n")
     return Case(
-        _config(d, '{"graphs": {"agent": "./agent.py:graph"}}'), "graphs.agent", "SystemExit"
+        _config(d, '{"graphs": {"agent": "./agent.py:graph"}}'),
+        "graphs.agent",
+        "SystemExit",
+        caused=True,
     )
 
 
@@ -240,6 +275,7 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "graph-file-missing": _graph_file_missing,
     "graph-attribute-missing": _graph_attribute_missing,
     "graph-import-raises": _graph_import_raises,
+    "graph-import-fails-in-a-task-group": _graph_import_fails_in_a_task_group,
     "graph-module-missing": _graph_module_missing,
     "graph-imports-a-file-beside-it": _graph_imports_a_file_beside_it,
     "graph-sees-config-env": _graph_sees_config_env,
@@ -289,14 +325,15 @@ def test_config_error_exits_2_with_one_line(
     case, outcome = outcomes[name]
     assert outcome.returncode is not None, f"olg serve did not exit: {outcome.stderr}"
     assert outcome.returncode == 2, outcome.stderr
-    lines = outcome.stderr.strip().splitlines()
-    assert len(lines) == 1, outcome.stderr
-    line = lines[0]
+    *before, line = outcome.stderr.strip().splitlines()
+    # A cause's whole traceback (every sub-exception of a group) comes before the line.
+    assert bool(before) == case.caused, outcome.stderr
+    if before:
+        assert "Traceback (most recent call last)" in before[0], outcome.stderr
     assert line.startswith("olg: config error: "), line
     assert str(case.config) in line or str(case.config.resolve()) in line
     assert f"`{case.key}`" in line
     assert case.problem in line
-    assert "Traceback" not in outcome.stderr
     assert outcome.stdout == ""
 
 
@@ -308,6 +345,15 @@ code = main(sys.argv[1:])
 heavy = [m for m in ("langgraph.graph", "langchain_core.tracers", "fastapi") if m in sys.modules]
 print(code, heavy)
 """
+
+
+def test_an_import_failure_names_its_innermost_cause_and_the_project_line(
+    outcomes: dict[str, tuple[Case, Outcome]],
+) -> None:
+    _, outcome = outcomes["graph-import-fails-in-a-task-group"]
+    line = outcome.stderr.strip().splitlines()[-1]
+    assert line.endswith("(./agent.py:5)"), line  # raised at the project's own line 5
+    assert "ConnectionError: [Errno -2]" in outcome.stderr.split("olg: config error")[0]
 
 
 @pytest.mark.parametrize("command", ["serve", "worker"])

@@ -15,6 +15,7 @@ from open_langgraph.runtime.factories import (
     FactorySignatureError,
     entered,
     factory_arguments,
+    factory_config,
     server_runtime,
 )
 
@@ -111,3 +112,19 @@ async def test_context_manager_factories_stay_open_while_the_graph_is_used():
     async with entered(coroutine_factory()) as value:
         assert value == "awaited"
     assert events == ["open", "close", "sync-open", "sync-close"]
+
+
+@pytest.mark.parametrize(
+    ("access", "for_execution"),
+    [
+        ("threads.create_run", True),
+        ("threads.read", False),
+        ("threads.update", False),
+        ("assistants.read", False),
+    ],
+)
+def test_a_factory_is_told_whether_it_builds_the_graph_for_a_run(access: Any, for_execution: bool):
+    given = factory_config(CONFIG, access)
+    assert given["configurable"] == {"k": 1, "__is_for_execution__": for_execution}
+    assert CONFIG["configurable"] == {"k": 1}, "the caller's config is not changed"
+    assert factory_config(None, access)["configurable"]["__is_for_execution__"] is for_execution

@@ -9,6 +9,7 @@ import typing
 from dataclasses import dataclass, field
 
 import pytest
+import typing_extensions
 from langgraph.graph import START, StateGraph
 
 from open_langgraph.runtime.introspection import graph_schemas
@@ -70,3 +71,18 @@ def test_a_typing_typeddict_state_still_gets_a_schema():
     builder.add_edge(START, "n")
     schemas = graph_schemas(builder.compile(), "plain")
     assert schemas["input_schema"]["properties"]["count"]["type"] == "integer"
+
+
+def test_channels_whose_names_start_with_an_underscore_stay_in_the_state_schema():
+    """deepagents keeps such channels; langgraph-api shows them, pydantic alone drops them."""
+
+    class Agent(typing_extensions.TypedDict, total=False):
+        messages: list[str]
+        _summary_cursor: int
+
+    builder = StateGraph(Agent)
+    builder.add_node("n", lambda state: {})
+    builder.add_edge(START, "n")
+    state = graph_schemas(builder.compile(), "agent")["state_schema"]
+    assert state["properties"]["_summary_cursor"]["type"] == "integer"
+    assert set(state["properties"]) == {"messages", "_summary_cursor"}

@@ -3,13 +3,17 @@ its packages by name (a dotted, templated name too) without installing the proje
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from open_langgraph import local_packages
 from open_langgraph.importing import missing_module_hint
-from open_langgraph.local_packages import read_project
+from open_langgraph.local_packages import poetry_requirement, read_project
 
 TEMPLATE = Path(__file__).parent.parent / "fixtures" / "projects" / "src_layout"
 
@@ -78,7 +82,7 @@ def test_hatch_and_poetry_packages(tmp_path: Path) -> None:
     assert hatched is not None and poetic is not None
     assert hatched.packages == {"my_agent": (hatch / "src" / "my_agent").resolve()}
     assert poetic.packages == {"bot": (poetry / "lib" / "bot").resolve()}
-    assert poetic.requirement_for("langchain_openai") == "langchain-openai"
+    assert poetic.requirement_for("langchain_openai") == "langchain-openai>=1.0,<2.0"
 
 
 def test_without_discovery_settings_a_src_directory_is_the_root(tmp_path: Path) -> None:
@@ -124,8 +128,48 @@ def test_graphs_named_by_module_import_from_the_mapped_directory(tmp_path: Path)
 
 def test_a_missing_module_of_an_extra_names_the_extra() -> None:
     """The bundled graphs' packages: the extra that installs them, both ways."""
-    hint = missing_module_hint("bm25s.tokenization")
+    hint = missing_module_hint("bm25s")
     assert f"`{sys.executable} -m pip install -e '{Path(__file__).parents[2]}[agents]'`" in hint
     assert "(from PyPI: `pip install 'open-langgraph[agents]'`)" in hint
     assert "[local-models]'" in missing_module_hint("xllamacpp")
     assert "-m pip install <package>`" in missing_module_hint("no_such_module_anywhere")
+
+
+@pytest.mark.parametrize(
+    ("constraint", "requirement"),
+    [
+        ("^0.3.9", "langchain>=0.3.9,<0.4.0"),
+        ("^1.2", "langchain>=1.2,<2.0"),
+        ("~1.2.3", "langchain>=1.2.3,<1.3.0"),
+        ("1.0.5", "langchain==1.0.5"),
+        (">=0.2,<0.4", "langchain>=0.2,<0.4"),
+        ({"version": "^0.2.1", "extras": ["x"]}, "langchain>=0.2.1,<0.3.0"),
+        ("*", "langchain"),
+    ],
+)
+def test_poetry_constraints_become_pep_508_requirements(constraint: object, requirement: str):
+    assert poetry_requirement("langchain", constraint) == requirement
+
+
+def test_a_missing_submodule_names_the_installed_version_and_the_pinned_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project pinned to langchain 0.3 importing a module langchain 1.x dropped is told
+    which version is installed and which the project asks for, not to install langchain."""
+    project = tmp_path / "old_project"
+    (project / "agent").mkdir(parents=True)
+    (project / "agent" / "__init__.py").write_text("")
+    (project / "pyproject.toml").write_text(
+        '[tool.poetry]\nname = "old"\npackages = [{include = "agent"}]\n'
+        '[tool.poetry.dependencies]\npython = "^3.11"\nlangchain = "^0.3.9"\n'
+    )
+    found = read_project(project)
+    assert found is not None
+    monkeypatch.setattr(local_packages, "_PROJECTS", [found])
+    installed = importlib.metadata.version("langchain")
+    hint = missing_module_hint("langchain.chains.summarize")
+    assert (
+        f"langchain {installed} is installed and has no module 'langchain.chains.summarize'" in hint
+    )
+    assert f"{project} requires 'langchain>=0.3.9,<0.4.0'" in hint
+    assert "pip install 'langchain>=0.3.9,<0.4.0'`" in hint

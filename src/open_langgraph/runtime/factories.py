@@ -82,6 +82,22 @@ def factory_arguments(fn: Callable[..., Any]) -> FactoryArguments:
     )
 
 
+IS_FOR_EXECUTION = "__is_for_execution__"
+"""The `configurable` key langgraph-api sets for every factory call: True when the graph is
+built to execute a run, False for a drawing, a schema or a state read. Public projects read it
+(open-swe's graphs return a placeholder agent without a sandbox when it is not True)."""
+
+
+def factory_config(config: RunnableConfig | None, access: AccessContext) -> RunnableConfig:
+    """The config a factory is called with: a copy of `config` with `IS_FOR_EXECUTION` set."""
+    given: dict[str, Any] = dict(config or {})
+    given["configurable"] = {
+        **(given.get("configurable") or {}),
+        IS_FOR_EXECUTION: access == "threads.create_run",
+    }
+    return typing.cast(RunnableConfig, given)
+
+
 def server_runtime(
     access: AccessContext, store: BaseStore, context: Any = None, user: Any = None
 ) -> _ExecutionRuntime[Any] | _ReadRuntime[Any]:

@@ -32,6 +32,7 @@ from open_langgraph.runtime.factories import (
     FactorySignatureError,
     entered,
     factory_arguments,
+    factory_config,
     server_runtime,
 )
 
@@ -163,7 +164,7 @@ class GraphRegistry:
             return
         assert loaded.factory is not None and loaded.arguments is not None
         runtime = server_runtime(access, self.store, context, user)
-        made = loaded.factory(**loaded.arguments(config or {}, runtime))
+        made = loaded.factory(**loaded.arguments(factory_config(config, access), runtime))
         async with entered(made) as result:
             graph = _as_pregel(result)
             if graph is None:

@@ -11,8 +11,9 @@ import typing
 import warnings
 from typing import Any
 
+from langchain_core.runnables.utils import create_model
 from langgraph.pregel import Pregel
-from pydantic import TypeAdapter, create_model
+from pydantic import TypeAdapter
 
 
 def _field_schema(annotation: Any) -> dict[str, Any]:
@@ -79,8 +80,11 @@ def state_schema(graph: Pregel) -> dict[str, Any] | None:
     """The Platform's `state_schema`: each channel the state shows (the graph's stream
     channels, those of a reducer or a node's private output included), optional, with the
     type a node may write to it (`Any` when pydantic cannot describe that type). None when
-    the channels cannot make a model (a name pydantic refuses): the state type's schema is
-    used instead."""
+    the channels cannot make a model: the state type's schema is used instead.
+
+    LangChain's `create_model`, as langgraph-api uses, not pydantic's: pydantic takes a name
+    with a leading underscore for a private attribute and drops it (deepagents' `_` channels),
+    LangChain's keeps it under its own name."""
     fields: dict[str, Any] = {}
     for key in graph.stream_channels_list:
         annotation: Any = Any

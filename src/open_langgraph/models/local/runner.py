@@ -138,6 +138,10 @@ class LlamaRunner:
         cache_mb = prompt_cache_mb()
         params.cache_ram_mib = cache_mb
         params.use_jinja = True  # apply the chat template stored in the GGUF
+        # A conversation that ends with an assistant message gets a new assistant turn, as from
+        # OpenAI's and LangChain's chat models; llama.cpp would otherwise continue that message
+        # ("The capital of France is" -> " Paris."), so a node summarising a chat repeated it.
+        params.prefill_assistant = False
         params.verbosity = -1  # llama.cpp logs every request otherwise
         started = time.perf_counter()
         resident_before = resident_bytes()
