@@ -6,8 +6,10 @@ and validate against the tool's schema, and enum arguments must stay inside the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -307,3 +309,33 @@ def test_a_repeat_is_caught_only_when_a_long_stretch_recurs_verbatim() -> None:
     )
     assert not repeats_itself(sentence)  # said once, however long
     assert before_repeat("Intro. " + sentence * 3) in ("Intro. " + sentence * 2).rstrip()
+
+
+STOPPED_WITHIN = 5.0
+
+
+async def _seconds_until_idle(runner: Any) -> float:
+    started = time.monotonic()
+    while runner.busy and time.monotonic() - started < 30:
+        await asyncio.sleep(0.02)
+    return time.monotonic() - started
+
+
+async def test_a_cancelled_call_stops_decoding_within_a_second(smollm2: LocalChatModel) -> None:
+    """A cancelled run frees the model at once instead of decoding on to `max_tokens`.
+
+    4,000 tokens take the small model 40 s or more here; the bound leaves room for a loaded
+    machine (measured: 11-32 ms after the cancel with two other model processes running; a
+    stream the reader leaves is closed when its generator is collected)."""
+    long = LocalChatModel(model_name="smollm2-135m", max_tokens=4000)
+    runner = long.runner()
+    prompt = [HumanMessage("Count from 1 to 3000, one number per line.")]
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(long.ainvoke(prompt), timeout=1.0)
+    assert await _seconds_until_idle(runner) < STOPPED_WITHIN
+    streamed = 0
+    async for _ in long.astream(prompt):
+        streamed += 1
+        if streamed == 5:
+            break  # the reader stops reading: the decode stops too
+    assert await _seconds_until_idle(runner) < STOPPED_WITHIN

@@ -7,14 +7,15 @@ default implementation binds the schema as a forced tool and parses the call.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import (
     AIMessage,
@@ -57,6 +58,7 @@ from open_langgraph.models.local.runner import (
     Completion,
     ContextWindowExceededError,
     LlamaRunner,
+    StopTest,
     get_runner,
     is_loaded,
 )
@@ -225,11 +227,49 @@ class LocalChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        cancelled: threading.Event | None = kwargs.pop("cancelled", None)
         request, kind = self._request(messages, stop, kwargs)
-        completion = self.runner().complete(request, stop_when=_stop_for(kind))
+        completion = self.runner().complete(request, stop_when=_stop_for(kind, cancelled))
         message = self._to_message(completion, kind, request["max_tokens"])
         info = {"finish_reason": completion.finish_reason, "timings": dict(completion.timings)}
         return ChatResult(generations=[ChatGeneration(message=message, generation_info=info)])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """`_generate` in a thread that stops decoding when the awaiting task is cancelled (a
+        cancelled run): LangChain's default thread would decode on to `max_tokens`, holding
+        the model from the next run."""
+        cancelled = threading.Event()
+        try:
+            return await asyncio.to_thread(
+                self._generate, messages, stop, None, cancelled=cancelled, **kwargs
+            )
+        finally:
+            cancelled.set()  # stops a decode still running; no-op once it has ended
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        """`_stream` chunk by chunk from a thread, stopping the decode when the consumer is
+        cancelled or stops reading (see `_agenerate`)."""
+        cancelled = threading.Event()
+        chunks = self._stream(messages, stop, None, cancelled=cancelled, **kwargs)
+        try:
+            while (chunk := await asyncio.to_thread(next, chunks, None)) is not None:
+                if run_manager and chunk.message.content:
+                    await run_manager.on_llm_new_token(str(chunk.message.content), chunk=chunk)
+                yield chunk
+        finally:
+            cancelled.set()
 
     def _to_message(self, completion: Completion, kind: ReplyKind, max_tokens: int) -> AIMessage:
         metadata = {
@@ -275,6 +315,7 @@ class LocalChatModel(BaseChatModel):
         Call arguments are buffered because a half-written call is of no use to a graph and
         LangChain merges `tool_call_chunks` anyway; text answers stream token by token.
         """
+        cancelled: threading.Event | None = kwargs.pop("cancelled", None)
         request, kind = self._request(messages, stop, kwargs)
         pieces: queue.Queue[str | _Done] = queue.Queue()
         runner = self.runner()
@@ -282,7 +323,7 @@ class LocalChatModel(BaseChatModel):
         def work() -> None:
             try:
                 completion = runner.complete(
-                    request, on_chunk=pieces.put, stop_when=_stop_for(kind)
+                    request, on_chunk=pieces.put, stop_when=_stop_for(kind, cancelled)
                 )
                 pieces.put(_Done(completion, None))
             except BaseException as exc:  # handed to the consuming thread, re-raised there
@@ -369,14 +410,15 @@ def _grammar_for(specs: Sequence[Mapping[str, Any]], choice: str) -> str | None:
     return tool_call_grammar([s for s in specs if s["name"] == choice], "any")
 
 
-def _stop_for(kind: ReplyKind) -> Callable[[str], bool] | None:
-    """When to end a decode early: an answer or text that repeats itself word for word. A
-    tool call is never cut: its arguments may repeat (code), and a cut call is of no use."""
-    if kind == "call":
-        return None
+def _stop_for(kind: ReplyKind, cancelled: threading.Event | None = None) -> StopTest:
+    """Why to end a decode early: its run was cancelled, or an answer or text repeats itself
+    word for word. A tool call is never cut for repeating: its arguments may repeat (code)."""
 
-    def answer_repeats(text: str) -> bool:
-        is_answer = not is_call_start(text) or text.startswith(ANSWER_PREFIX)
-        return is_answer and repeats_itself(text)
+    def reason(text: str) -> str | None:
+        if cancelled is not None and cancelled.is_set():
+            return "cancelled"
+        if kind == "call" or (is_call_start(text) and not text.startswith(ANSWER_PREFIX)):
+            return None
+        return "repetition" if repeats_itself(text) else None
 
-    return answer_repeats
+    return reason
