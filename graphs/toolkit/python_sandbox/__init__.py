@@ -44,14 +44,15 @@ def answer_of(run: SandboxResult, code: str = "") -> str:
     parts = [run.stdout.rstrip("\n")] if run.stdout.strip() else []
     if run.result is not None:
         parts.append(run.result)
+    tree = _parsed(code)  # once, for every note below
     if not parts:
-        return silent_run_note(code)
+        return silent_run_note(tree)
     text = "\n".join(parts) + ("\n[output cut]" if run.truncated else "")
-    notes = [note for note in (typed_in_note(code), written_code_note(code)) if note]
+    notes = [note for note in (typed_in_note(tree), written_code_note(tree)) if note]
     return "\n".join([text, *notes])
 
 
-def silent_run_note(code: str) -> str:
+def silent_run_note(tree: ast.Module | None) -> str:
     """What a run that printed nothing tells the model.
 
     Asked to write a function, the 1.5B model put it in this tool, which defined it and printed
@@ -59,7 +60,7 @@ def silent_run_note(code: str) -> str:
     requests on the tuning set. Naming what the code defined lets the model see that it wrote
     code rather than computed a value, and says what to do in each case.
     """
-    defined = defined_names(code)
+    defined = defined_names(tree)
     if not defined:
         return "(no output: print() the answer, or end with an expression)"
     return (
@@ -68,13 +69,12 @@ def silent_run_note(code: str) -> str:
     )
 
 
-def typed_in_note(code: str) -> str | None:
+def typed_in_note(tree: ast.Module | None) -> str | None:
     """A note for code that only prints constants: the model worked the answer out itself.
 
     The 1.5B model sometimes "computes" by printing the value it already guessed
     (`print('nelpel')`), and then trusts the tool's echo as a computed result.
     """
-    tree = _parsed(code)
     if tree is None or not tree.body or not all(_prints_constants(s) for s in tree.body):
         return None
     return (
@@ -83,13 +83,13 @@ def typed_in_note(code: str) -> str | None:
     )
 
 
-def written_code_note(code: str) -> str | None:
+def written_code_note(tree: ast.Module | None) -> str | None:
     """A reminder, when the code defines functions, that code the user asked for is an answer.
 
     Asked to write a function, the model often ran it here and answered with one value it
     returned instead of the code (tuning set: 8 of 9 such requests).
     """
-    defined = defined_names(code)
+    defined = defined_names(tree)
     if not defined:
         return None
     return (
@@ -121,9 +121,8 @@ def _parsed(code: str) -> ast.Module | None:
         return None
 
 
-def defined_names(code: str) -> list[str]:
-    """The functions and classes `code` defines at its top level (none if it does not parse)."""
-    tree = _parsed(code)
+def defined_names(tree: ast.Module | None) -> list[str]:
+    """The functions and classes the code defines at its top level (none if it did not parse)."""
     if tree is None:
         return []
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

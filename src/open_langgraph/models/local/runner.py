@@ -212,7 +212,7 @@ class LlamaRunner:
         body["stream_options"] = {"include_usage": True}
         if stop_when is not None:  # a chunk after each batch of the prompt, to stop between
             body["return_progress"] = True
-        pieces: list[str] = []
+        decoded = 0  # pieces, each one token
         last: dict[str, Any] = {}
         errors: list[Mapping[str, Any]] = []
         finish_reason = "stop"
@@ -221,7 +221,7 @@ class LlamaRunner:
         # Exceptions cannot cross the C++ callback boundary cleanly: record, raise afterwards.
         # Returning True from the callback ends the decode.
         def receive(chunk: Mapping[str, Any]) -> bool:
-            nonlocal finish_reason, text
+            nonlocal finish_reason, text, decoded
             if "error" in chunk:
                 errors.append(chunk)
                 return False
@@ -230,7 +230,7 @@ class LlamaRunner:
             for choice in chunk.get("choices", ()):
                 piece = choice.get("delta", {}).get("content")
                 if piece:
-                    pieces.append(piece)
+                    decoded += 1
                     text += piece
                     if on_chunk is not None:
                         on_chunk(piece)
@@ -250,7 +250,7 @@ class LlamaRunner:
             finish_reason=finish_reason,
             prompt_tokens=usage.get("prompt_tokens", 0),
             # A decode ended early sends no usage: each piece is one decoded token.
-            completion_tokens=usage.get("completion_tokens", len(pieces)),
+            completion_tokens=usage.get("completion_tokens", decoded),
             timings=last.get("timings", {}),
         )
 
