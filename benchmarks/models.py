@@ -175,7 +175,7 @@ def bench_model(name: str, n_decisions: int) -> ModelReport:
     started = time.perf_counter()
     path = ensure_model_file(spec)
     file_seconds = time.perf_counter() - started
-    runner = get_runner(path, n_ctx=spec.n_ctx)
+    runner = get_runner(path)
     model = LocalChatModel(model_name=name, max_tokens=64)
 
     # Token rates from one unconstrained reply with a few-hundred-token prompt.

@@ -365,7 +365,7 @@ def test_a_conversation_over_the_context_window_is_openais_overflow(
     error = refused.value.body
     assert isinstance(error, dict)
     assert error["code"] == "context_length_exceeded" and error["param"] == "messages"
-    assert "maximum context length is 4096 tokens" in error["message"]
+    assert "maximum context length is 8192 tokens" in error["message"]  # SmolLM2 was trained for 8k
     llm = ChatOpenAI(
         model="gpt-4o-mini", base_url=f"{served.url}/v1", api_key="sk-local", max_tokens=8
     )

@@ -20,6 +20,8 @@ from .tools_fixture import SEARCH
 class ScriptedRunner:
     """Replies with `text` in pieces of three characters, like a decoding model would."""
 
+    n_ctx = 8192
+
     def __init__(self, text: str, timings: Mapping[str, float]) -> None:
         self.text = text
         self.timings = dict(timings)

@@ -120,8 +120,7 @@ class OpenAIChat:
         wanted = request.max_completion_tokens or request.max_tokens or DEFAULT_MAX_TOKENS
         model = LocalChatModel(
             model_name=spec.name,
-            # A reply cannot outgrow the context; llama.cpp's fields are 32-bit.
-            max_tokens=min(wanted, spec.n_ctx),
+            max_tokens=wanted,  # the model cuts it to its window
             temperature=request.temperature if request.temperature is not None else 0.0,
             seed=None if request.seed is None else request.seed % 2**32,
             stop=stop or None,

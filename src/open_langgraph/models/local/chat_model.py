@@ -113,11 +113,11 @@ class LocalChatModel(BaseChatModel):
         """The process-wide llama.cpp runner, assembling and loading the model on first use
         (announced on the run's stream: the first call waits seconds for it)."""
         if is_loaded(self._spec.filename):
-            return get_runner(ensure_model_file(self._spec), n_ctx=self._spec.n_ctx)
+            return get_runner(ensure_model_file(self._spec))
         name = f"local/{self.model_name}"
         report_stage("model_load", f"loading {name}")
         started = time.monotonic()
-        runner = get_runner(ensure_model_file(self._spec), n_ctx=self._spec.n_ctx)
+        runner = get_runner(ensure_model_file(self._spec))
         report_stage("model_loaded", f"{name} loaded in {time.monotonic() - started:.1f} s")
         return runner
 
@@ -187,8 +187,10 @@ class LocalChatModel(BaseChatModel):
         choice: str = kwargs.get("tool_choice") or "auto"
         if choice == "none":
             specs = []
+        window = self.runner().n_ctx
         request: dict[str, Any] = {
-            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            # A reply cannot outgrow the window (and llama.cpp's fields are 32-bit).
+            "max_tokens": min(kwargs.get("max_tokens", self.max_tokens), window),
             "temperature": kwargs.get("temperature", self.temperature),
         }
         if self.seed is not None:
@@ -217,7 +219,7 @@ class LocalChatModel(BaseChatModel):
             # The answer is unbounded, so the bound covers the calls only.
             budget = max(budget, call_token_budget([ANSWER_SPEC]) or 0)
         if budget is not None:  # never cut a call off mid-JSON when its length is bounded
-            request["max_tokens"] = max(request["max_tokens"], min(budget, self._spec.n_ctx // 2))
+            request["max_tokens"] = max(request["max_tokens"], min(budget, window // 2))
         return request, "auto" if mode == "auto" else "call"
 
     def _generate(
@@ -296,11 +298,12 @@ class LocalChatModel(BaseChatModel):
         except TruncatedOutputError:
             if completion.completion_tokens >= max_tokens:
                 raise
+            window = self.runner().n_ctx
             raise ContextWindowExceededError(
-                f"{self._spec.n_ctx} tokens, with the tool call {completion.completion_tokens} "
+                f"{window} tokens, with the tool call {completion.completion_tokens} "
                 f"tokens in; the prompt took {completion.prompt_tokens}",
                 prompt_tokens=completion.prompt_tokens,
-                context_tokens=self._spec.n_ctx,
+                context_tokens=window,
             ) from None
 
     def _stream(

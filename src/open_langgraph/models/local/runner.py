@@ -10,6 +10,7 @@ decode at a time. No socket is opened: requests are passed as dicts to the in-pr
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -22,6 +23,8 @@ from typing import Any
 
 from open_langgraph.extras import install_hint
 from open_langgraph.models.errors import ModelError, ModelUnavailableError
+from open_langgraph.models.local.context_window import fit_context
+from open_langgraph.models.local.gguf_header import GGUFHeaderError, ModelShape, read_model_shape
 from open_langgraph.models.local.repetition import before_repeat
 
 try:  # the provider-neutral error LangChain's agents catch (SummarizationMiddleware retries)
@@ -119,6 +122,13 @@ def _whole_number_setting(name: str, unit: str, *, minimum: int) -> int | None:
     return value
 
 
+#: The prompt is read in batches of this many tokens, and a decode can only be stopped between
+#: batches: llama.cpp's 2,048 made a cancel wait up to 30 s on a long prompt, and 512 still
+#: 2.5-3.5 s for SmolLM2 on a busy machine. With 128 a stop waits 0.55-0.74 s, and reading is
+#: no slower (125-152 tokens/s for batches of 128, 256 and 512 in one run; docs/models.md).
+PROMPT_BATCH = 128
+
+
 class LlamaRunner:
     """A loaded GGUF model answering OpenAI-style chat requests, one at a time."""
 
@@ -134,11 +144,10 @@ class LlamaRunner:
         params = xllamacpp.CommonParams()
         params.model.path = str(model_path)
         params.n_ctx = n_ctx
+        self.n_ctx = n_ctx
+        """Tokens of context the model was loaded with: prompt and reply together."""
         params.n_parallel = 1  # one slot: calls are serialised anyway
-        # The prompt is read in batches of this many tokens, and a decode can only be stopped
-        # between batches: llama.cpp's 2,048 made a cancel wait up to 30 s on a long prompt.
-        # 512 is the micro-batch it computes with anyway, so reading is not slower.
-        params.n_batch = 512
+        params.n_batch = PROMPT_BATCH
         params.cpuparams.n_threads = n_threads or model_threads()
         params.cpuparams_batch.n_threads = params.cpuparams.n_threads
         cache_mb = prompt_cache_mb()
@@ -273,10 +282,11 @@ _RUNNERS: OrderedDict[Path, LlamaRunner] = OrderedDict()
 """Loaded runners, least recently used first."""
 _RUNNERS_LOCK = threading.Lock()
 
-#: A model about to load is expected to take its file's size and this much more (KV cache,
-#: compute buffers: 0.25-0.35 of the file measured for the catalogue's two models) until its
-#: real footprint is known.
-LOAD_OVERHEAD = 0.35
+#: A model about to load is expected to take its file's size, this much more for compute
+#: buffers (0.44 of the file measured for SmolLM2-135M, 0.64 for Qwen2.5-Coder-1.5B, whose
+#: 152k-token vocabulary makes the logits buffer large) and its KV cache, until its real
+#: footprint is known.
+LOAD_OVERHEAD = 0.65
 
 
 def resident_bytes() -> int:
@@ -305,16 +315,72 @@ def memory_budget() -> int | None:
         return None
 
 
-def _make_room(model_path: Path) -> None:
-    """Unloads the least recently used idle models until `model_path` fits the budget
-    (`_RUNNERS_LOCK` held). A model bigger than the whole budget is refused; when the others
-    are all busy it loads anyway, with a WARNING, rather than fail their runs."""
+def context_setting() -> int | None:
+    """Tokens of context asked for by `$OLG_MODEL_CONTEXT`; None leaves the choice to the
+    model's trained window and the memory budget."""
+    return _whole_number_setting("OLG_MODEL_CONTEXT", "tokens", minimum=256)
+
+
+@functools.lru_cache(maxsize=8)
+def _model_shape(model_path: Path) -> ModelShape:
+    """The header's facts, read once per file (a model file never changes: it is hashed)."""
+    try:
+        return read_model_shape(model_path)
+    except (GGUFHeaderError, OSError) as exc:
+        raise ModelUnavailableError(f"cannot read {model_path.name}'s header: {exc}") from None
+
+
+def _fixed_bytes(model_path: Path) -> int:
+    """What a model takes whatever its window: weights, compute buffers, its prompt cache."""
+    return int(model_path.stat().st_size * (1 + LOAD_OVERHEAD)) + prompt_cache_mb() * 2**20
+
+
+def choose_context(model_path: Path) -> int:
+    """The window a model loads with: the one it was trained for (Qwen2.5 takes 32k tokens),
+    or `$OLG_MODEL_CONTEXT`, shrunk to what the models' memory budget leaves for its KV cache.
+
+    Raises:
+        ModelUnavailableError: the budget leaves no room for a usable window.
+    """
+    shape = _model_shape(model_path)
+    budget = memory_budget()
+    wanted = context_setting()
+    if wanted is not None and wanted > shape.trained_context:
+        logger.warning(
+            "OLG_MODEL_CONTEXT=%d is more than %s was trained for; using %d tokens",
+            wanted,
+            model_path.name,
+            shape.trained_context,
+        )
+    room = None if budget is None else budget - _fixed_bytes(model_path)
+    tokens = fit_context(shape, wanted=wanted, room=room, model=model_path.name)
+    if wanted is not None and tokens < min(wanted, shape.trained_context):
+        logger.warning(
+            "OLG_MODEL_CONTEXT=%d does not fit the models' memory budget; using %d tokens",
+            wanted,
+            tokens,
+        )
+    logger.info(
+        "%s: a context window of %d tokens (trained for %d; KV cache %d MB)",
+        model_path.name,
+        tokens,
+        shape.trained_context,
+        tokens * shape.kv_bytes_per_token // 2**20,
+    )
+    return tokens
+
+
+def _make_room(model_path: Path, n_ctx: int) -> None:
+    """Unloads the least recently used idle models until `model_path` with an `n_ctx` window
+    fits the budget (`_RUNNERS_LOCK` held). A model bigger than the whole budget is refused;
+    when the others are all busy it loads anyway, with a WARNING, rather than fail their
+    runs."""
     budget = memory_budget()
     if budget is None:
         return
     mib = 2**20
     cache = prompt_cache_mb() * mib
-    needed = int(model_path.stat().st_size * (1 + LOAD_OVERHEAD)) + cache
+    needed = _fixed_bytes(model_path) + n_ctx * _model_shape(model_path).kv_bytes_per_token
     if needed > budget:
         raise ModelUnavailableError(
             f"{model_path.name} needs about {needed // mib} MB ({cache // mib} MB of it its "
@@ -381,13 +447,15 @@ def is_loaded(filename: str) -> bool:
         return any(path.name == filename for path in _RUNNERS)
 
 
-def get_runner(model_path: Path, *, n_ctx: int) -> LlamaRunner:
-    """The process-wide runner for `model_path`, loading the model on first call."""
+def get_runner(model_path: Path, *, n_ctx: int | None = None) -> LlamaRunner:
+    """The process-wide runner for `model_path`, loading the model on first call with an
+    `n_ctx` window, by default the one `choose_context` picks."""
     key = model_path.resolve()
     with _RUNNERS_LOCK:
         runner = _RUNNERS.get(key)
         if runner is None:
-            _make_room(key)
+            n_ctx = n_ctx or choose_context(key)
+            _make_room(key, n_ctx)
             with announced_load(LOAD_ALLOWANCE_SECONDS):
                 runner = _RUNNERS[key] = LlamaRunner(key, n_ctx=n_ctx)
         else:
