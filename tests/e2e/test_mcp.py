@@ -95,6 +95,18 @@ async def test_the_modern_stateless_protocol_works_too(mcp_server: ServerProcess
     assert result.structured_content == {"count": 3, "trail": ["a", "b"]}
 
 
+async def test_the_path_langgraphs_docs_give_is_answered_without_a_redirect(
+    mcp_server: ServerProcess,
+):
+    """langgraph-api routes `/mcp` (its docs tell clients `http://localhost:2024/mcp`)."""
+    async with (
+        httpx2.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as http,
+        Client(streamable_http_client(f"{mcp_server.url}/mcp", http_client=http)) as client,
+    ):
+        result = await client.call_tool("counter", {"count": 1})
+    assert result.structured_content == {"count": 3, "trail": ["a", "b"]}
+
+
 async def test_failures_are_tool_errors_not_protocol_errors(mcp_server: ServerProcess):
     async with mcp_session(mcp_server) as session:
         unknown = await session.call_tool("no_such_agent", {})

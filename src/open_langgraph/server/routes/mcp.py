@@ -18,6 +18,10 @@ from open_langgraph.server.route_index import IndexedRouter
 router = IndexedRouter(tags=["mcp"])
 
 
+# `/mcp/` is the path of the Platform's schema; `/mcp` the one langgraph-api routes and its docs
+# give clients (it redirects `/mcp/` there). Both are answered directly: a client that does not
+# follow a redirect with its POST body works with either.
+@router.post("/mcp", include_in_schema=False, response_class=JSONResponse)
 @router.post("/mcp/", summary="MCP Post", response_class=JSONResponse)
 async def post_mcp(request: Request) -> Response:
     """A JSON-RPC message of the Streamable HTTP transport; answered in JSON."""
@@ -25,6 +29,7 @@ async def post_mcp(request: Request) -> Response:
     return await endpoint.answer(request)
 
 
+@router.get("/mcp", include_in_schema=False)
 @router.get("/mcp/", summary="MCP Get")
 async def get_mcp() -> JSONResponse:
     return JSONResponse(
@@ -34,6 +39,7 @@ async def get_mcp() -> JSONResponse:
     )
 
 
+@router.delete("/mcp", include_in_schema=False)
 @router.delete("/mcp/", summary="Terminate Session")
 async def delete_mcp() -> JSONResponse:
     return JSONResponse(
