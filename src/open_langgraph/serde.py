@@ -44,6 +44,50 @@ def _send_class() -> type:
     return Send
 
 
+#: Shown to clients in place of the message of an exception not known to be safe to show.
+MASKED_MESSAGE = "An internal error occurred"
+
+
+@functools.cache
+def _safe_exceptions() -> tuple[type[BaseException], ...]:
+    """Exceptions whose message a client may read: Python's and LangGraph's own, HTTP errors
+    raised for the client, and this server's (written for users). Any other library's
+    message may carry what the client must not see (a URL with its key, a database's error
+    text), so langgraph-api (0.16) shows only the class of those, and so do we; the server's
+    log keeps the whole message."""
+    from langgraph.errors import EmptyInputError, GraphBubbleUp, InvalidUpdateError, TaskNotFound
+    from langgraph_sdk.auth.exceptions import HTTPException as AuthHTTPException
+    from starlette.exceptions import HTTPException
+
+    from open_langgraph.errors import OLGError
+    from open_langgraph.models.errors import ModelError
+
+    return (
+        ValueError,
+        TypeError,
+        KeyError,
+        AttributeError,
+        RuntimeError,
+        RecursionError,
+        TimeoutError,
+        InvalidUpdateError,
+        GraphBubbleUp,
+        EmptyInputError,
+        TaskNotFound,
+        HTTPException,
+        AuthHTTPException,
+        OLGError,
+        ModelError,
+    )
+
+
+def error_payload(exc: BaseException) -> dict[str, str]:
+    """`{error, message}` as a run's error and an `error` event carry it, with the message of
+    an exception not known to be safe replaced, as langgraph-api does."""
+    safe = isinstance(exc, _safe_exceptions())
+    return {"error": type(exc).__name__, "message": str(exc) if safe else MASKED_MESSAGE}
+
+
 def _default(obj: Any) -> Any:
     """Turn what orjson cannot encode natively into plain data, never failing the response.
 
@@ -61,7 +105,7 @@ def _default(obj: Any) -> Any:
     if isinstance(obj, tuple) and hasattr(obj, "_asdict"):
         return obj._asdict()
     if isinstance(obj, BaseException):
-        return {"error": type(obj).__name__, "message": str(obj)}
+        return error_payload(obj)
     if isinstance(obj, set | frozenset | deque):
         return list(obj)
     if isinstance(obj, Mapping):

@@ -27,7 +27,7 @@ from open_langgraph.runtime.outage import OUTAGE_ATTEMPTS, database_back, databa
 from open_langgraph.runtime.settling import retrying, storage_error
 from open_langgraph.runtime.state import thread_update_from
 from open_langgraph.runtime.webhooks import WebhookSender
-from open_langgraph.serde import dumps, to_jsonable
+from open_langgraph.serde import dumps, error_payload, to_jsonable
 from open_langgraph.storage._last_checkpoint import KeptCheckpoint
 from open_langgraph.storage.base import (
     UNSET,
@@ -317,7 +317,7 @@ class RunManager:
         return True
 
     def _failed(self, handle: RunHandle, exc: Exception) -> tuple[RunOutcome, ThreadUpdate]:
-        error = {"error": type(exc).__name__, "message": str(exc)}
+        error = error_payload(exc)
         logger.info("run %s failed: %s: %s", handle.run_id, error["error"], exc)
         return self._ended_by(handle, "error", error)
 
