@@ -146,3 +146,32 @@ async def test_joining_a_runs_stream_says_where_to_rejoin(
     assert response.status_code == 200
     assert response.headers["location"] == f"{base}/stream"
     assert response.headers["content-location"] == base
+
+
+async def test_a_runs_checkpoints_carry_the_platforms_run_keys(client: LangGraphClient):
+    """What langgraph-api adds to a run's config and LangGraph copies into each checkpoint's
+    metadata: the versions, the host, the request and the user (empty without auth); a
+    `user_id` the client sets wins, as memory templates that key memories by it need."""
+    import langgraph.version
+
+    thread = await client.threads.create()
+    await client.runs.wait(thread["thread_id"], "counter", input={"count": 0})
+    metadata = (await client.threads.get_state(thread["thread_id"]))["metadata"]
+    assert metadata["langgraph_version"] == langgraph.version.__version__
+    assert metadata["langgraph_api_version"] == "0.16.7"
+    assert metadata["langgraph_host"] == "self-hosted"
+    assert (metadata["user_id"], metadata["langgraph_auth_user_id"]) == ("", "")
+    assert len(metadata["langgraph_request_id"]) == 36
+    [run] = await client.runs.list(thread["thread_id"])
+    assert "langgraph_version" not in run["metadata"]  # the run's own metadata stays as sent
+
+    other = await client.threads.create()
+    await client.runs.wait(
+        other["thread_id"],
+        "counter",
+        input={"count": 0},
+        config={"configurable": {"user_id": "user-7"}},
+    )
+    mine = (await client.threads.get_state(other["thread_id"]))["metadata"]
+    assert mine["user_id"] == "user-7"
+    assert mine["langgraph_request_id"] != metadata["langgraph_request_id"]

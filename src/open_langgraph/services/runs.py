@@ -6,12 +6,19 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Literal, cast
 
+import langgraph.version
 from langchain_core.runnables import RunnableConfig
 
 from open_langgraph.auth.authorize import Authorizer
 from open_langgraph.auth.context import current_user
 from open_langgraph.auth.filters import stamped
-from open_langgraph.auth.users import run_user_keys, strip_reserved
+from open_langgraph.auth.users import (
+    PERMISSIONS_KEY,
+    USER_ID_KEY,
+    AuthUser,
+    run_user_keys,
+    strip_reserved,
+)
 from open_langgraph.config import ThreadTTLConfig
 from open_langgraph.errors import Conflict, InvalidInput, NotFound
 from open_langgraph.header_patterns import HeaderPatterns
@@ -35,6 +42,34 @@ from open_langgraph.storage.base import FINISHED_RUN_STATUSES as FINISHED
 from open_langgraph.storage.base import AuthFilter, RunStatus, Storage, StoredEvent, ThreadUpdate
 
 #: `configurable` keys the server sets for a run, which no request header may replace.
+#: The version of langgraph-api whose API this server serves, as a run's metadata names it.
+SERVED_API_VERSION = "0.16.7"
+#: What a run's config metadata says of the server, as `langgraph dev` says it; not part of
+#: the run's own metadata (nor is the attempt), as on the Platform.
+_SERVER_METADATA = {
+    "langgraph_api_version": SERVED_API_VERSION,
+    "langgraph_plan": "enterprise",
+    "langgraph_host": "self-hosted",
+}
+_EXECUTION_METADATA = frozenset({"run_attempt", "langgraph_version", *_SERVER_METADATA})
+
+
+def _add_platform_keys(config: dict[str, Any], user: AuthUser | None) -> None:
+    """What langgraph-api puts in every run's config besides the ids: graphs read the user
+    and the request there (`configurable`), tracing and history views the versions
+    (`metadata`), and LangGraph copies the scalar ones into each checkpoint's metadata.
+    `user_id` is the client's, else the authenticated user's identity, else empty."""
+    configurable = config["configurable"]
+    if user is None:
+        configurable.update({USER_ID_KEY: "", PERMISSIONS_KEY: []})
+    identity = "" if user is None else user.identity
+    configurable["user_id"] = configurable.get("user_id") or identity
+    configurable.setdefault("langgraph_request_id", str(uuid.uuid4()))
+    config["metadata"].update(
+        {"langgraph_version": langgraph.version.__version__, **_SERVER_METADATA}
+    )
+
+
 _SERVER_CONFIGURABLE = frozenset(
     {
         "thread_id",
@@ -194,6 +229,7 @@ class RunService:
         user = current_user()
         if user is not None:
             config["configurable"].update(run_user_keys(user))
+        _add_platform_keys(config, user)
         await self._check_graph_inputs(graph_id, config, breakpoints, checkpoint)
         if stateless:
             await self._storage.create_thread(
@@ -221,7 +257,7 @@ class RunService:
         }
         # The run's own metadata is the Platform's merge: the assistant's, the thread's, the
         # config's and the request's, then the ids (what the graph sees, less the attempt).
-        run_metadata = {k: v for k, v in config["metadata"].items() if k != "run_attempt"}
+        run_metadata = {k: v for k, v in config["metadata"].items() if k not in _EXECUTION_METADATA}
         run = new_run_record(
             run_id=run_id,
             thread_id=thread_id,
