@@ -38,6 +38,18 @@ def test_no_parameter_and_config_only_factories():
     assert _call(config_only) == {"config": CONFIG}
 
 
+def test_a_parameter_with_a_default_gets_the_config_as_on_the_platform():
+    """langgraph-api counts every parameter: a factory written `make_graph(config=None)` (or
+    with any name) is handed the config, not left to its default."""
+
+    def optional_config(config: RunnableConfig | None = None) -> None: ...
+
+    def named_otherwise(project_root: str | None = None) -> None: ...
+
+    assert _call(optional_config) == {"config": CONFIG}
+    assert _call(named_otherwise) == {"project_root": CONFIG}
+
+
 def test_two_parameters_in_either_order_are_passed_by_name():
     def config_first(cfg: RunnableConfig, rt: ServerRuntime) -> None: ...
 

@@ -57,10 +57,12 @@ def factory_arguments(fn: Callable[..., Any]) -> FactoryArguments:
         FactorySignatureError: `fn` takes more than two parameters, or two of which neither
             (or both) is annotated as a `ServerRuntime`.
     """
+    # A parameter with a default counts, as langgraph-api counts it: `make_graph(config=None)`
+    # gets the config there, and so does `make_graph(project_root=None)`.
     params = [
         p
         for p in inspect.signature(fn).parameters.values()
-        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.default is p.empty
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
     hints = _annotations(fn)
     is_runtime = [_is_runtime_annotation(hints.get(p.name, p.annotation)) for p in params]
