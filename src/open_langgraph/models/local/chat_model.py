@@ -180,14 +180,18 @@ class LocalChatModel(BaseChatModel):
     # -- generation ----------------------------------------------------------------------------
 
     def _request(
-        self, messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+        self,
+        messages: Sequence[BaseMessage],
+        stop: list[str] | None,
+        kwargs: Mapping[str, Any],
+        window: int,
     ) -> tuple[dict[str, Any], ReplyKind]:
-        """The llama.cpp request, and what kind of reply the grammar admits."""
+        """The llama.cpp request for a model loaded with a `window`-token context, and what
+        kind of reply the grammar admits."""
         specs: list[dict[str, Any]] = list(kwargs.get("tools") or [])
         choice: str = kwargs.get("tool_choice") or "auto"
         if choice == "none":
             specs = []
-        window = self.runner().n_ctx
         request: dict[str, Any] = {
             # A reply cannot outgrow the window (and llama.cpp's fields are 32-bit).
             "max_tokens": min(kwargs.get("max_tokens", self.max_tokens), window),
@@ -230,8 +234,9 @@ class LocalChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         cancelled: threading.Event | None = kwargs.pop("cancelled", None)
-        request, kind = self._request(messages, stop, kwargs)
-        completion = self.runner().complete(request, stop_when=_stop_for(kind, cancelled))
+        runner = self.runner()
+        request, kind = self._request(messages, stop, kwargs, runner.n_ctx)
+        completion = runner.complete(request, stop_when=_stop_for(kind, cancelled))
         message = self._to_message(completion, kind, request["max_tokens"])
         info = {"finish_reason": completion.finish_reason, "timings": dict(completion.timings)}
         return ChatResult(generations=[ChatGeneration(message=message, generation_info=info)])
@@ -319,9 +324,9 @@ class LocalChatModel(BaseChatModel):
         LangChain merges `tool_call_chunks` anyway; text answers stream token by token.
         """
         cancelled: threading.Event | None = kwargs.pop("cancelled", None)
-        request, kind = self._request(messages, stop, kwargs)
-        pieces: queue.Queue[str | _Done] = queue.Queue()
         runner = self.runner()
+        request, kind = self._request(messages, stop, kwargs, runner.n_ctx)
+        pieces: queue.Queue[str | _Done] = queue.Queue()
 
         def work() -> None:
             try:
